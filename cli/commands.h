@@ -1,0 +1,15 @@
+/* Subcommands of the beacon tool. Each takes argv starting at its own
+ * name and returns the process exit status (0 ok, 1 failure, 2 usage). */
+#ifndef BCN_CLI_COMMANDS_H
+#define BCN_CLI_COMMANDS_H
+
+struct bcn_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+int bcn_cmd_decode(int argc, char **argv);
+int bcn_cmd_schema(int argc, char **argv);
+
+#endif

@@ -1,0 +1,38 @@
+/* beacon: the command-line tool. Dispatches to one subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+
+static const struct bcn_command commands[] = {
+	{ "decode", bcn_cmd_decode,
+	  "print the records of frame streams as JSON lines" },
+	{ "schema", bcn_cmd_schema,
+	  "print the record model as Markdown (docs/records.md)" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: beacon COMMAND [ARGS...]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'beacon COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "beacon: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,26 @@
+/* Error codes of beacon: functions return 0 or a negative code, either a
+ * negated errno value (-ENOMEM, -EINVAL, ...) or one of the BCN_E* codes
+ * below for failures errno has no name for. */
+#ifndef BCN_ERROR_H
+#define BCN_ERROR_H
+
+enum {
+	BCN_ERR_BASE = 10000,
+	BCN_ETRUNC,     /* input ends before the structure does */
+	BCN_EMAGIC,     /* not a beacon frame: wrong magic bytes */
+	BCN_EVERSION,   /* protocol version this build does not speak */
+	BCN_ETOOBIG,    /* a declared size exceeds the configured maximum */
+	BCN_ECHECKSUM,  /* checksum mismatch */
+	BCN_ECORRUPT,   /* structure is malformed inside a valid envelope */
+	BCN_EKIND,      /* unknown frame kind or flags */
+	BCN_ESYNTAX,    /* text input does not follow its grammar */
+	BCN_ERANGE,     /* a value lies outside its documented bounds */
+	BCN_EFULL,      /* a bounded buffer or table is full */
+	BCN_ERR_MAX
+};
+
+/* Returns a static, human-readable description of a code returned by any
+ * beacon function (0, a negated errno value or a negated BCN_E* value). */
+const char *bcn_strerror(int err);
+
+#endif

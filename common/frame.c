@@ -1,0 +1,323 @@
+/* Frame codec: envelope, checksum, compression and the compact record
+ * encoding driven by the field tables of common/record.c. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/varint.h"
+
+#define CRC_SPAN 28     /* header bytes covered by the checksum */
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
+}
+
+int bcn_frame_header_parse(const uint8_t *buf, size_t len,
+			   const struct bcn_frame_limits *lim,
+			   struct bcn_frame_header *h)
+{
+	if (len < BCN_FRAME_HDR_LEN) {
+		/* reject garbage as early as the bytes allow */
+		if (memcmp(buf, BCN_FRAME_MAGIC, len < 4 ? len : 4) != 0)
+			return -BCN_EMAGIC;
+		return -BCN_ETRUNC;
+	}
+	if (memcmp(buf, BCN_FRAME_MAGIC, 4) != 0)
+		return -BCN_EMAGIC;
+	h->version = buf[4];
+	h->kind = buf[5];
+	h->flags = buf[6];
+	h->node_len = buf[7];
+	h->body_len = get_le32(buf + 8);
+	h->count = get_le32(buf + 12);
+	h->seq = get_le64(buf + 16);
+	h->raw_len = get_le32(buf + 24);
+	h->crc = get_le32(buf + 28);
+	if (h->version != BCN_PROTO_VERSION)
+		return -BCN_EVERSION;
+	if (h->kind == 0 || h->kind >= BCN_FRAME_KIND_MAX ||
+	    (h->flags & ~BCN_FRAME_F_ZLIB))
+		return -BCN_EKIND;
+	if (h->body_len > lim->max_body || h->raw_len > lim->max_raw ||
+	    h->count > lim->max_records)
+		return -BCN_ETOOBIG;
+	if (h->body_len < h->node_len)
+		return -BCN_ECORRUPT;
+	return 0;
+}
+
+void bcn_frame_init(struct bcn_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void bcn_frame_free(struct bcn_frame *f)
+{
+	free(f->raw);
+	free(f->strings);
+	free(f->str);
+	bcn_frame_init(f);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	n = realloc(*p, need * elem);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = need;
+	return 0;
+}
+
+static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen)
+{
+	uLongf dlen = f->hdr.raw_len;
+	uLong slen = plen;
+	int rc;
+
+	rc = grow((void **)&f->raw, &f->raw_cap, f->hdr.raw_len ? f->hdr.raw_len : 1, 1);
+	if (rc)
+		return rc;
+	if (!(f->hdr.flags & BCN_FRAME_F_ZLIB)) {
+		if (plen != f->hdr.raw_len)
+			return -BCN_ECORRUPT;
+		memcpy(f->raw, pl, plen);
+		return 0;
+	}
+	rc = uncompress2(f->raw, &dlen, pl, &slen);
+	if (rc == Z_MEM_ERROR)
+		return -ENOMEM;
+	/* Z_BUF_ERROR: more output than declared, or input cut short */
+	if (rc != Z_OK || dlen != f->hdr.raw_len || slen != plen)
+		return -BCN_ECORRUPT;
+	return 0;
+}
+
+static int open_strings(struct bcn_frame *f, const struct bcn_frame_limits *lim)
+{
+	const uint8_t *p = f->raw, *end = f->raw + f->hdr.raw_len;
+	uint64_t n, len;
+	size_t used = 0;
+	int rc;
+
+	if (bcn_varint_get(&p, end, &n))
+		return -BCN_ECORRUPT;
+	if (n > lim->max_strings || n > (uint64_t)(end - p))
+		return -BCN_ETOOBIG;
+	rc = grow((void **)&f->str, &f->str_cap, n + 1, sizeof(*f->str));
+	if (!rc)    /* every entry needs its bytes and a NUL, bounded by raw */
+		rc = grow((void **)&f->strings, &f->strings_cap,
+			  f->hdr.raw_len + 1, 1);
+	if (rc)
+		return rc;
+	f->str[0] = "";
+	for (uint64_t i = 1; i <= n; i++) {
+		if (bcn_varint_get(&p, end, &len) || len > BCN_STR_MAX ||
+		    len > (uint64_t)(end - p) || memchr(p, 0, len))
+			return -BCN_ECORRUPT;
+		memcpy(f->strings + used, p, len);
+		f->strings[used + len] = '\0';
+		f->str[i] = f->strings + used;
+		used += len + 1;
+		p += len;
+	}
+	f->nstr = (uint32_t)n;
+	f->first = f->cur = p;
+	f->end = end;
+	return 0;
+}
+
+static int open_body(struct bcn_frame *f, const uint8_t *body,
+		     const struct bcn_frame_limits *lim)
+{
+	const uint8_t *pl = body + f->hdr.node_len;
+	size_t plen = f->hdr.body_len - f->hdr.node_len;
+	int rc;
+
+	memcpy(f->node, body, f->hdr.node_len);
+	f->node[f->hdr.node_len] = '\0';
+	if (memchr(f->node, 0, f->hdr.node_len))
+		return -BCN_ECORRUPT;
+	if (f->hdr.kind == BCN_FRAME_ACK) {
+		if (plen != 1 || f->hdr.raw_len != 1 || f->hdr.flags ||
+		    f->hdr.count || pl[0] >= BCN_ACK_STATUS_MAX)
+			return -BCN_ECORRUPT;
+		f->ack_status = pl[0];
+		return 0;
+	}
+	if (f->hdr.node_len == 0)
+		return -BCN_ECORRUPT;
+	rc = open_payload(f, pl, plen);
+	return rc ? rc : open_strings(f, lim);
+}
+
+int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
+		   const struct bcn_frame_limits *lim, size_t *consumed)
+{
+	size_t total;
+	uint32_t crc;
+	int rc;
+
+	*consumed = 0;
+	f->cur = f->end = f->first = NULL;
+	f->seen = 0;
+	f->last_t = 0;
+	f->nstr = 0;
+	rc = bcn_frame_header_parse(buf, len, lim, &f->hdr);
+	if (rc)
+		return rc;
+	total = BCN_FRAME_HDR_LEN + (size_t)f->hdr.body_len;
+	if (len < total) {
+		*consumed = total;
+		return -BCN_ETRUNC;
+	}
+	crc = (uint32_t)crc32(0L, buf, CRC_SPAN);
+	crc = (uint32_t)crc32(crc, buf + BCN_FRAME_HDR_LEN, f->hdr.body_len);
+	if (crc != f->hdr.crc)
+		return -BCN_ECHECKSUM;
+	rc = open_body(f, buf + BCN_FRAME_HDR_LEN, lim);
+	if (rc)
+		return rc;
+	*consumed = total;
+	return 0;
+}
+
+static int get_field(struct bcn_frame *f, const struct bcn_field *fd,
+		     struct bcn_record *r)
+{
+	char *p = (char *)r + fd->offset;
+	uint64_t v, mask;
+	uint64_t *vec;
+
+	if (fd->kind == BCN_F_DIST) {
+		struct bcn_dist *d = (struct bcn_dist *)p;
+		uint64_t *m[] = { &d->count, &d->sum, &d->min, &d->max,
+				  &d->p50, &d->p95, &d->p99 };
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (bcn_varint_get(&f->cur, f->end, m[i]))
+				return -BCN_ECORRUPT;
+		vec = d->hist;
+		v = BCN_HIST_BUCKETS;
+		goto vector;
+	}
+	if (bcn_varint_get(&f->cur, f->end, &v))
+		return -BCN_ECORRUPT;
+	switch (fd->kind) {
+	case BCN_F_U64:
+		*(uint64_t *)p = v;
+		return 0;
+	case BCN_F_I64:
+		*(int64_t *)p = bcn_unzigzag(v);
+		return 0;
+	case BCN_F_ENUM:
+		if (v >= fd->n)
+			return -BCN_ECORRUPT;
+		*(uint64_t *)p = v;
+		return 0;
+	case BCN_F_STR:
+		if (v > f->nstr)
+			return -BCN_ECORRUPT;
+		*(const char **)p = f->str[v];
+		return 0;
+	case BCN_F_VEC:
+		vec = (uint64_t *)p;
+		mask = v;
+		v = fd->n;
+		goto masked;
+	}
+	return -BCN_ECORRUPT;
+vector:
+	if (bcn_varint_get(&f->cur, f->end, &mask))
+		return -BCN_ECORRUPT;
+masked:
+	if (v < 64 && (mask >> v))
+		return -BCN_ECORRUPT;
+	for (unsigned i = 0; i < v; i++) {
+		vec[i] = 0;
+		if (!(mask & (1ull << i)))
+			continue;
+		if (bcn_varint_get(&f->cur, f->end, &vec[i]) || vec[i] == 0)
+			return -BCN_ECORRUPT;
+	}
+	return 0;
+}
+
+int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
+{
+	const struct bcn_record_desc *d;
+	uint64_t type, dt, dur;
+	int rc;
+
+	if (f->hdr.kind != BCN_FRAME_DATA || !f->cur)
+		return -BCN_ECORRUPT;
+	if (f->cur == f->end)
+		return f->seen == f->hdr.count ? 0 : -BCN_ECORRUPT;
+	if (f->seen == f->hdr.count)
+		return -BCN_ECORRUPT;   /* bytes after the last record */
+	if (bcn_varint_get(&f->cur, f->end, &type) ||
+	    !(d = bcn_record_desc(type)))
+		return -BCN_ECORRUPT;
+	bcn_record_init(r, (enum bcn_rec_type)type);
+	if (bcn_varint_get(&f->cur, f->end, &dt) ||
+	    bcn_varint_get(&f->cur, f->end, &dur) || dur > INT64_MAX ||
+	    bcn_varint_get(&f->cur, f->end, &r->job))
+		return -BCN_ECORRUPT;
+	r->t = (int64_t)((uint64_t)f->last_t + (uint64_t)bcn_unzigzag(dt));
+	r->dur = (int64_t)dur;
+	r->node = f->node;
+	for (size_t i = 0; i < d->nfields; i++) {
+		rc = get_field(f, &d->fields[i], r);
+		if (rc)
+			return rc;
+	}
+	if (type == BCN_REC_IO && r->u.io.count == 0)
+		return -BCN_ECORRUPT;
+	f->last_t = r->t;
+	f->seen++;
+	return 1;
+}
+
+void bcn_frame_rewind(struct bcn_frame *f)
+{
+	f->cur = f->first;
+	f->seen = 0;
+	f->last_t = 0;
+}
+
+int bcn_frame_validate(struct bcn_frame *f)
+{
+	struct bcn_record r;
+	int rc;
+
+	while ((rc = bcn_frame_next(f, &r)) == 1)
+		;
+	bcn_frame_rewind(f);
+	return rc;
+}
+
+size_t bcn_frame_resync(const uint8_t *buf, size_t len)
+{
+	for (size_t i = 1; i < len; i++) {
+		size_t n = len - i < 4 ? len - i : 4;
+
+		/* a magic cut by the end of buf may continue after it */
+		if (memcmp(buf + i, BCN_FRAME_MAGIC, n) == 0)
+			return i;
+	}
+	return len;
+}

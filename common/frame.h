@@ -1,0 +1,157 @@
+/* The wire protocol between collectors and log servers: length-prefixed
+ * frames carrying a zlib-compressed batch of records (docs/protocol.md
+ * specifies it byte by byte), and acknowledgement frames.
+ *
+ * Decoding never trusts its input: every size is checked against the
+ * caller's limits before anything is allocated or read, and each class of
+ * bad input has its own error code (see common/error.h). */
+#ifndef BCN_FRAME_H
+#define BCN_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/record.h"
+
+#define BCN_PROTO_VERSION 1
+#define BCN_FRAME_MAGIC "BCNF"
+#define BCN_FRAME_HDR_LEN 32
+#define BCN_NODE_MAX 255                /* longest node name */
+
+enum bcn_frame_kind {
+	BCN_FRAME_DATA = 1,     /* a batch of records */
+	BCN_FRAME_ACK = 2,      /* the server's answer to one DATA frame */
+	BCN_FRAME_KIND_MAX
+};
+
+#define BCN_FRAME_F_ZLIB 0x01           /* payload is zlib-compressed */
+
+/* Status carried by an ACK frame. */
+enum bcn_ack_status {
+	BCN_ACK_STORED = 0,     /* durable on the server; forget the frame */
+	BCN_ACK_DUPLICATE = 1,  /* was already durable; forget the frame */
+	BCN_ACK_REJECTED = 2,   /* malformed; resending cannot help */
+	BCN_ACK_STATUS_MAX
+};
+
+struct bcn_frame_limits {
+	uint32_t max_body;      /* bytes after the header, as sent */
+	uint32_t max_raw;       /* payload bytes after decompression */
+	uint32_t max_records;
+	uint32_t max_strings;
+};
+
+#define BCN_FRAME_LIMITS_DEFAULT \
+	{ 16u << 20, 64u << 20, 1u << 20, 1u << 16 }
+
+struct bcn_frame_header {
+	uint8_t version, kind, flags, node_len;
+	uint32_t body_len;      /* node name + payload */
+	uint32_t count;         /* records in the payload */
+	uint64_t seq;           /* per-sender sequence number */
+	uint32_t raw_len;       /* payload length after decompression */
+	uint32_t crc;
+};
+
+/* A decoded frame. Buffers are kept between bcn_frame_open calls, so one
+ * struct serves a whole stream without reallocating. */
+struct bcn_frame {
+	struct bcn_frame_header hdr;
+	char node[BCN_NODE_MAX + 1];
+	uint8_t ack_status;             /* ACK frames only */
+	uint8_t *raw;                   /* decompressed payload */
+	size_t raw_cap;
+	char *strings;                  /* NUL-terminated string table */
+	size_t strings_cap;
+	const char **str;               /* str[0] = "", str[i] = entry i */
+	size_t str_cap;
+	uint32_t nstr;
+	const uint8_t *cur, *end;       /* record cursor */
+	const uint8_t *first;           /* first record, for rewinding */
+	uint32_t seen;
+	int64_t last_t;
+};
+
+/* Parses and validates the fixed header at buf. Returns 0, -BCN_ETRUNC
+ * when fewer than BCN_FRAME_HDR_LEN bytes are given, -BCN_EMAGIC,
+ * -BCN_EVERSION, -BCN_EKIND (unknown kind or flag bits) or -BCN_ETOOBIG
+ * (a declared size above the limits). It does not look at the body. */
+int bcn_frame_header_parse(const uint8_t *buf, size_t len,
+			   const struct bcn_frame_limits *lim,
+			   struct bcn_frame_header *h);
+
+void bcn_frame_init(struct bcn_frame *f);
+void bcn_frame_free(struct bcn_frame *f);
+
+/* Decodes the frame at the start of buf: header, checksum, node name, and
+ * for DATA frames the decompressed payload and its string table. On success
+ * *consumed is the frame's length and the records can be read with
+ * bcn_frame_next. Returns 0; -BCN_ETRUNC if buf holds only part of the
+ * frame (*consumed is then the length needed, when known, else 0); or the
+ * header errors, -BCN_ECHECKSUM, -BCN_ECORRUPT, -BCN_ETOOBIG, -ENOMEM. */
+int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
+		   const struct bcn_frame_limits *lim, size_t *consumed);
+
+/* Reads the next record of an opened DATA frame into r; strings in r stay
+ * valid until the next bcn_frame_open or bcn_frame_free, and r->node is
+ * the frame's sender. Returns 1 with a record, 0 after the last one (when
+ * the payload holds exactly hdr.count records), or -BCN_ECORRUPT. */
+int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r);
+
+/* Starts reading the records again from the first one. */
+void bcn_frame_rewind(struct bcn_frame *f);
+
+/* Reads every record once to check the whole payload, then rewinds.
+ * Returns 0 or -BCN_ECORRUPT. */
+int bcn_frame_validate(struct bcn_frame *f);
+
+/* Builds DATA frames: add records, then finish a frame. */
+struct bcn_frame_builder {
+	struct bcn_buf recs;            /* encoded records */
+	struct bcn_buf strs;            /* encoded string table entries */
+	struct bcn_buf zbuf;            /* compression scratch */
+	uint32_t *slots;                /* hash of interned strings */
+	uint32_t *offs;                 /* string i at strs.data + offs[i] */
+	uint32_t slot_cap, nstr;
+	uint32_t nrec;
+	uint32_t max_strings, max_records;
+	int64_t last_t;
+	int level;                      /* zlib level, 0 stores uncompressed */
+};
+
+/* Prepares a builder whose frames respect lim; level is the zlib level
+ * (0 = send uncompressed, 1 fastest .. 9 smallest, -1 zlib's default). */
+int bcn_frame_builder_init(struct bcn_frame_builder *b,
+			   const struct bcn_frame_limits *lim, int level);
+void bcn_frame_builder_free(struct bcn_frame_builder *b);
+
+/* Appends one record. Returns 0, -BCN_ERANGE for a record that fails
+ * bcn_record_check, or -BCN_EFULL when the frame cannot take it (finish
+ * the frame and add it to the next); the builder is unchanged on error. */
+int bcn_frame_builder_add(struct bcn_frame_builder *b,
+			  const struct bcn_record *r);
+
+/* Uncompressed payload bytes so far, to decide when to cut a frame. */
+size_t bcn_frame_builder_size(const struct bcn_frame_builder *b);
+static inline uint32_t bcn_frame_builder_count(const struct bcn_frame_builder *b)
+{
+	return b->nrec;
+}
+
+/* Appends a DATA frame holding the records added so far to out and empties
+ * the builder. node is the sender (1..BCN_NODE_MAX bytes). Returns 0,
+ * -EINVAL for a bad node name, -BCN_EFULL, -ENOMEM or -EIO (zlib). */
+int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
+			     uint64_t seq, struct bcn_buf *out);
+
+/* Appends an ACK frame for sequence number seq. */
+int bcn_frame_ack_encode(uint64_t seq, enum bcn_ack_status status,
+			 const char *node, struct bcn_buf *out);
+
+/* Finds the next occurrence of the frame magic in buf after offset 0, or a
+ * prefix of it that the end of buf cuts, for resynchronising a damaged
+ * stream. Returns its offset, or len if there is none. */
+size_t bcn_frame_resync(const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,347 @@
+/* Frame builder: encodes records into the compact payload (string table,
+ * delta-encoded times, varints), compresses it and wraps it in a frame. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/varint.h"
+
+#define REC_WORST 4096          /* bound on one encoded record */
+/* bound on what one record adds to the raw payload: itself and at most
+ * four new strings of the string table */
+#define ADD_WORST (REC_WORST + 4 * (BCN_STR_MAX + BCN_VARINT_MAX))
+#define CRC_SPAN 28
+
+static uint32_t hash_str(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 16777619u;
+	return h;
+}
+
+int bcn_frame_builder_init(struct bcn_frame_builder *b,
+			   const struct bcn_frame_limits *lim, int level)
+{
+	memset(b, 0, sizeof(*b));
+	bcn_buf_init(&b->recs, lim->max_raw);
+	bcn_buf_init(&b->strs, lim->max_raw);
+	bcn_buf_init(&b->zbuf, (size_t)lim->max_body + 64);
+	b->max_strings = lim->max_strings;
+	b->max_records = lim->max_records;
+	b->level = level;
+	return 0;
+}
+
+void bcn_frame_builder_free(struct bcn_frame_builder *b)
+{
+	bcn_buf_free(&b->recs);
+	bcn_buf_free(&b->strs);
+	bcn_buf_free(&b->zbuf);
+	free(b->slots);
+	free(b->offs);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t bcn_frame_builder_size(const struct bcn_frame_builder *b)
+{
+	return b->recs.len + b->strs.len + BCN_VARINT_MAX;
+}
+
+static int rehash(struct bcn_frame_builder *b)
+{
+	uint32_t ncap = b->slot_cap ? b->slot_cap * 2 : 256;
+	uint32_t *slots = calloc(ncap, sizeof(*slots));
+	uint32_t *offs = realloc(b->offs, (ncap / 2) * sizeof(*offs));
+
+	if (!slots || !offs) {
+		free(slots);
+		if (offs)
+			b->offs = offs;
+		return -ENOMEM;
+	}
+	b->offs = offs;
+	for (uint32_t i = 0; i < b->nstr; i++) {
+		const uint8_t *e = b->strs.data + offs[i];
+		const uint8_t *p = e;
+		uint64_t len = 0;
+
+		bcn_varint_get(&p, b->strs.data + b->strs.len, &len);
+		uint32_t h = hash_str((const char *)p, len) & (ncap - 1);
+
+		while (slots[h])
+			h = (h + 1) & (ncap - 1);
+		slots[h] = i + 1;
+	}
+	free(b->slots);
+	b->slots = slots;
+	b->slot_cap = ncap;
+	return 0;
+}
+
+/* Returns the wire index of s (0 for ""), adding it to the table. */
+static int intern(struct bcn_frame_builder *b, const char *s, uint64_t *idx)
+{
+	size_t n = strlen(s);
+	uint8_t hdr[BCN_VARINT_MAX];
+	uint32_t h, mask;
+	int rc;
+
+	if (n == 0) {
+		*idx = 0;
+		return 0;
+	}
+	if ((b->nstr + 1) * 2 > b->slot_cap && (rc = rehash(b)))
+		return rc;
+	mask = b->slot_cap - 1;
+	for (h = hash_str(s, n) & mask; b->slots[h]; h = (h + 1) & mask) {
+		const uint8_t *p = b->strs.data + b->offs[b->slots[h] - 1];
+		uint64_t len = 0;
+
+		bcn_varint_get(&p, b->strs.data + b->strs.len, &len);
+		if (len == n && memcmp(p, s, n) == 0) {
+			*idx = b->slots[h];
+			return 0;
+		}
+	}
+	if (b->nstr >= b->max_strings)
+		return -BCN_EFULL;
+	size_t hl = bcn_varint_put(hdr, n), at = b->strs.len;
+
+	rc = bcn_buf_reserve(&b->strs, hl + n);
+	if (rc)
+		return rc;
+	bcn_buf_add(&b->strs, hdr, hl);
+	bcn_buf_add(&b->strs, s, n);
+	b->offs[b->nstr++] = (uint32_t)at;
+	b->slots[h] = b->nstr;
+	*idx = b->nstr;
+	return 0;
+}
+
+static uint8_t *put_vec(uint8_t *p, const uint64_t *v, unsigned n)
+{
+	uint64_t mask = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (v[i])
+			mask |= 1ull << i;
+	p += bcn_varint_put(p, mask);
+	for (unsigned i = 0; i < n; i++)
+		if (v[i])
+			p += bcn_varint_put(p, v[i]);
+	return p;
+}
+
+static int put_field(struct bcn_frame_builder *b, const struct bcn_field *fd,
+		     const struct bcn_record *r, uint8_t **pp)
+{
+	const char *src = (const char *)r + fd->offset;
+	uint8_t *p = *pp;
+	uint64_t idx;
+	int rc;
+
+	switch (fd->kind) {
+	case BCN_F_U64:
+	case BCN_F_ENUM:
+		p += bcn_varint_put(p, *(const uint64_t *)src);
+		break;
+	case BCN_F_I64:
+		p += bcn_varint_put(p, bcn_zigzag(*(const int64_t *)src));
+		break;
+	case BCN_F_STR:
+		rc = intern(b, *(const char *const *)src, &idx);
+		if (rc)
+			return rc;
+		p += bcn_varint_put(p, idx);
+		break;
+	case BCN_F_VEC:
+		p = put_vec(p, (const uint64_t *)src, fd->n);
+		break;
+	case BCN_F_DIST: {
+		const struct bcn_dist *d = (const struct bcn_dist *)src;
+		const uint64_t m[] = { d->count, d->sum, d->min, d->max,
+				       d->p50, d->p95, d->p99 };
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			p += bcn_varint_put(p, m[i]);
+		p = put_vec(p, d->hist, BCN_HIST_BUCKETS);
+		break;
+	}
+	}
+	*pp = p;
+	return 0;
+}
+
+int bcn_frame_builder_add(struct bcn_frame_builder *b,
+			  const struct bcn_record *r)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(r->type);
+	uint8_t *start, *p;
+	int rc;
+
+	rc = bcn_record_check(r);
+	if (rc)
+		return rc;
+	if (b->nrec >= b->max_records)
+		return -BCN_EFULL;
+	/* the raw payload must stay within max_raw: records + strings */
+	if (bcn_frame_builder_size(b) + ADD_WORST > b->recs.max)
+		return -BCN_EFULL;
+	rc = bcn_buf_reserve(&b->recs, REC_WORST);
+	if (rc)
+		return rc;
+	start = p = b->recs.data + b->recs.len;
+	p += bcn_varint_put(p, r->type);
+	p += bcn_varint_put(p, bcn_zigzag((int64_t)((uint64_t)r->t -
+						     (uint64_t)b->last_t)));
+	p += bcn_varint_put(p, (uint64_t)r->dur);
+	p += bcn_varint_put(p, r->job);
+	for (size_t i = 0; i < d->nfields; i++) {
+		rc = put_field(b, &d->fields[i], r, &p);
+		if (rc)
+			return rc;   /* recs.len untouched: record dropped */
+	}
+	b->recs.len += (size_t)(p - start);
+	b->last_t = r->t;
+	b->nrec++;
+	return 0;
+}
+
+static void builder_reset(struct bcn_frame_builder *b)
+{
+	bcn_buf_reset(&b->recs);
+	bcn_buf_reset(&b->strs);
+	if (b->slots)
+		memset(b->slots, 0, b->slot_cap * sizeof(*b->slots));
+	b->nstr = 0;
+	b->nrec = 0;
+	b->last_t = 0;
+}
+
+/* Writes the raw payload (string count, strings, records) through zlib
+ * or as is into b->zbuf, after room for the frame header and node. */
+static int build_payload(struct bcn_frame_builder *b, size_t head,
+			 size_t *plen, size_t *rawlen)
+{
+	uint8_t cnt[BCN_VARINT_MAX];
+	size_t cl = bcn_varint_put(cnt, b->nstr);
+	size_t raw = cl + b->strs.len + b->recs.len;
+	z_stream zs;
+	int rc;
+
+	*rawlen = raw;
+	bcn_buf_reset(&b->zbuf);
+	if (b->level == 0) {
+		rc = bcn_buf_reserve(&b->zbuf, head + raw);
+		if (rc)
+			return rc;
+		b->zbuf.len = head;
+		bcn_buf_add(&b->zbuf, cnt, cl);
+		bcn_buf_add(&b->zbuf, b->strs.data, b->strs.len);
+		bcn_buf_add(&b->zbuf, b->recs.data, b->recs.len);
+		*plen = raw;
+		return 0;
+	}
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit(&zs, b->level) != Z_OK)
+		return -EIO;
+	size_t bound = deflateBound(&zs, raw);
+
+	rc = bcn_buf_reserve(&b->zbuf, head + bound);
+	if (rc) {
+		deflateEnd(&zs);
+		return rc;
+	}
+	zs.next_out = b->zbuf.data + head;
+	zs.avail_out = (uInt)bound;
+	const uint8_t *parts[] = { cnt, b->strs.data, b->recs.data };
+	const size_t lens[] = { cl, b->strs.len, b->recs.len };
+
+	for (int i = 0; i < 3; i++) {
+		zs.next_in = (Bytef *)(uintptr_t)parts[i];
+		zs.avail_in = (uInt)lens[i];
+		rc = deflate(&zs, i == 2 ? Z_FINISH : Z_NO_FLUSH);
+		if (rc == Z_STREAM_ERROR || (i == 2 && rc != Z_STREAM_END)) {
+			deflateEnd(&zs);
+			return -EIO;
+		}
+	}
+	*plen = zs.total_out;
+	deflateEnd(&zs);
+	b->zbuf.len = head + *plen;
+	return 0;
+}
+
+static void put_header(uint8_t *h, uint8_t kind, uint8_t flags,
+		       uint8_t node_len, uint32_t body, uint32_t count,
+		       uint64_t seq, uint32_t raw)
+{
+	memcpy(h, BCN_FRAME_MAGIC, 4);
+	h[4] = BCN_PROTO_VERSION;
+	h[5] = kind;
+	h[6] = flags;
+	h[7] = node_len;
+	for (int i = 0; i < 4; i++) {
+		h[8 + i] = (uint8_t)(body >> (8 * i));
+		h[12 + i] = (uint8_t)(count >> (8 * i));
+		h[24 + i] = (uint8_t)(raw >> (8 * i));
+	}
+	for (int i = 0; i < 8; i++)
+		h[16 + i] = (uint8_t)(seq >> (8 * i));
+}
+
+static void seal(uint8_t *frame, size_t body_len)
+{
+	uint32_t crc = (uint32_t)crc32(0L, frame, CRC_SPAN);
+
+	crc = (uint32_t)crc32(crc, frame + BCN_FRAME_HDR_LEN, (uInt)body_len);
+	for (int i = 0; i < 4; i++)
+		frame[28 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
+			     uint64_t seq, struct bcn_buf *out)
+{
+	size_t nl = strlen(node), plen, raw, head;
+	int rc;
+
+	if (nl == 0 || nl > BCN_NODE_MAX)
+		return -EINVAL;
+	head = BCN_FRAME_HDR_LEN + nl;
+	rc = build_payload(b, head, &plen, &raw);
+	if (rc)
+		return rc;
+	if (nl + plen > b->zbuf.max - 64)
+		return -BCN_EFULL;
+	put_header(b->zbuf.data, BCN_FRAME_DATA, b->level ? BCN_FRAME_F_ZLIB : 0,
+		   (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,
+		   (uint32_t)raw);
+	memcpy(b->zbuf.data + BCN_FRAME_HDR_LEN, node, nl);
+	seal(b->zbuf.data, nl + plen);
+	rc = bcn_buf_add(out, b->zbuf.data, head + plen);
+	if (rc)
+		return rc;
+	builder_reset(b);
+	return 0;
+}
+
+int bcn_frame_ack_encode(uint64_t seq, enum bcn_ack_status status,
+			 const char *node, struct bcn_buf *out)
+{
+	size_t nl = strlen(node);
+	uint8_t f[BCN_FRAME_HDR_LEN + BCN_NODE_MAX + 1];
+
+	if (nl > BCN_NODE_MAX || (unsigned)status >= BCN_ACK_STATUS_MAX)
+		return -EINVAL;
+	put_header(f, BCN_FRAME_ACK, 0, (uint8_t)nl, (uint32_t)(nl + 1), 0,
+		   seq, 1);
+	memcpy(f + BCN_FRAME_HDR_LEN, node, nl);
+	f[BCN_FRAME_HDR_LEN + nl] = (uint8_t)status;
+	seal(f, nl + 1);
+	return bcn_buf_add(out, f, BCN_FRAME_HDR_LEN + nl + 1);
+}

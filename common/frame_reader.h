@@ -1,0 +1,36 @@
+/* Reads a stream of frames from a file descriptor (a file written with
+ * --output, or standard input), frame by frame in bounded memory, and
+ * skips over damaged regions to the next frame, saying what it skipped. */
+#ifndef BCN_FRAME_READER_H
+#define BCN_FRAME_READER_H
+
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/frame.h"
+
+struct bcn_frame_reader {
+	int fd;
+	struct bcn_frame_limits lim;
+	struct bcn_buf win;     /* bytes read but not yet consumed */
+	size_t pos;             /* start of unconsumed bytes in win */
+	uint64_t offset;        /* stream offset of win.data[pos] */
+	int eof;
+	uint64_t frames, bad_frames, skipped_bytes;
+};
+
+/* Prepares a reader over fd (not closed by the reader). */
+void bcn_frame_reader_init(struct bcn_frame_reader *r, int fd,
+			   const struct bcn_frame_limits *lim);
+void bcn_frame_reader_free(struct bcn_frame_reader *r);
+
+/* Opens the next frame of the stream into f. Returns 1 with a frame, 0 at
+ * the end of the stream, or a negative code for a bad frame: then *at is
+ * its stream offset, the reader has already moved past it (to the next
+ * magic), and the caller may report the error and call again. An
+ * incomplete frame at the end of the stream gives -BCN_ETRUNC once.
+ * I/O errors are returned as -errno and end the stream. */
+int bcn_frame_reader_next(struct bcn_frame_reader *r, struct bcn_frame *f,
+			  uint64_t *at);
+
+#endif

@@ -1,0 +1,560 @@
+/* Tests of the record model and the frame codec: round trips of every
+ * record type, and one test per class of malformed input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/varint.h"
+
+static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Values of every magnitude, so every varint length is exercised. */
+static uint64_t rnd_u64(void)
+{
+	switch (rnd() % 4) {
+	case 0: return 0;
+	case 1: return rnd() % 128;
+	case 2: return rnd() >> (rnd() % 64);
+	default: return rnd();
+	}
+}
+
+static const char *const pool[] = {
+	"", "cn001", "lustre-OST0003", "172.20.20.2@o2ib", "\"quoted\" \\ path",
+	"/scratch/user/ckpt.0001", "日本語", "tab\there", "a",
+};
+
+static void fill_random(struct bcn_record *r, enum bcn_rec_type type)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(type);
+
+	bcn_record_init(r, type);
+	r->t = (int64_t)(rnd() >> 2) - (int64_t)(1ull << 60);
+	r->dur = (int64_t)(rnd_u64() >> 1);
+	r->job = rnd_u64();
+	for (size_t i = 0; i < d->nfields; i++) {
+		const struct bcn_field *f = &d->fields[i];
+		char *p = (char *)r + f->offset;
+
+		switch (f->kind) {
+		case BCN_F_U64:
+		case BCN_F_I64:
+			*(uint64_t *)p = rnd_u64();
+			break;
+		case BCN_F_ENUM:
+			*(uint64_t *)p = rnd() % f->n;
+			break;
+		case BCN_F_STR:
+			*(const char **)p = pool[rnd() % (sizeof(pool) / sizeof(pool[0]))];
+			break;
+		case BCN_F_VEC:
+			for (unsigned k = 0; k < f->n; k++)
+				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
+			break;
+		case BCN_F_DIST: {
+			uint64_t *q = (uint64_t *)p;
+
+			for (size_t k = 0; k < sizeof(struct bcn_dist) / 8; k++)
+				q[k] = rnd() % 3 ? 0 : rnd_u64();
+			break;
+		}
+		}
+	}
+	if (type == BCN_REC_IO && r->u.io.count == 0)
+		r->u.io.count = 1;
+}
+
+static void assert_same(const struct bcn_record *a, const struct bcn_record *b)
+{
+	struct bcn_buf ja, jb;
+
+	bcn_buf_init(&ja, 1 << 20);
+	bcn_buf_init(&jb, 1 << 20);
+	assert_int_equal(bcn_record_to_json(a, &ja), 0);
+	assert_int_equal(bcn_record_to_json(b, &jb), 0);
+	bcn_buf_add(&ja, "", 1);
+	bcn_buf_add(&jb, "", 1);
+	assert_string_equal((char *)ja.data, (char *)jb.data);
+	bcn_buf_free(&ja);
+	bcn_buf_free(&jb);
+}
+
+#define NREC 600
+
+static void roundtrip(int level)
+{
+	static struct bcn_record in[NREC];
+	struct bcn_frame_builder b;
+	struct bcn_frame f;
+	struct bcn_record out;
+	struct bcn_buf wire;
+	size_t used;
+
+	bcn_buf_init(&wire, 64 << 20);
+	assert_int_equal(bcn_frame_builder_init(&b, &lim, level), 0);
+	for (int i = 0; i < NREC; i++) {
+		fill_random(&in[i], (enum bcn_rec_type)(1 + i % (BCN_REC_TYPE_MAX - 1)));
+		in[i].node = "cn00042";
+		assert_int_equal(bcn_frame_builder_add(&b, &in[i]), 0);
+	}
+	assert_int_equal(bcn_frame_builder_count(&b), NREC);
+	assert_int_equal(bcn_frame_builder_finish(&b, "cn00042", 77, &wire), 0);
+	assert_int_equal(bcn_frame_builder_count(&b), 0);
+
+	bcn_frame_init(&f);
+	assert_int_equal(bcn_frame_open(&f, wire.data, wire.len, &lim, &used), 0);
+	assert_int_equal(used, wire.len);
+	assert_int_equal(f.hdr.seq, 77);
+	assert_int_equal(f.hdr.count, NREC);
+	assert_string_equal(f.node, "cn00042");
+	assert_int_equal(!!(f.hdr.flags & BCN_FRAME_F_ZLIB), level != 0);
+	for (int i = 0; i < NREC; i++) {
+		assert_int_equal(bcn_frame_next(&f, &out), 1);
+		assert_same(&in[i], &out);
+	}
+	assert_int_equal(bcn_frame_next(&f, &out), 0);
+	bcn_frame_rewind(&f);
+	assert_int_equal(bcn_frame_validate(&f), 0);
+	bcn_frame_free(&f);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&wire);
+}
+
+static void test_roundtrip_zlib(void **state) { roundtrip(1); }
+static void test_roundtrip_stored(void **state) { roundtrip(0); }
+
+/* Each record type alone, with the builder reused across frames. */
+static void test_roundtrip_each_type(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_buf wire;
+	struct bcn_frame f;
+	struct bcn_record in, out;
+	size_t used, off = 0;
+
+	bcn_buf_init(&wire, 1 << 20);
+	bcn_frame_builder_init(&b, &lim, 6);
+	for (int t = 1; t < BCN_REC_TYPE_MAX; t++) {
+		fill_random(&in, (enum bcn_rec_type)t);
+		in.node = "n";
+		assert_int_equal(bcn_frame_builder_add(&b, &in), 0);
+		assert_int_equal(bcn_frame_builder_finish(&b, "n", (uint64_t)t, &wire), 0);
+	}
+	bcn_frame_init(&f);
+	for (int t = 1; t < BCN_REC_TYPE_MAX; t++) {
+		assert_int_equal(bcn_frame_open(&f, wire.data + off, wire.len - off, &lim, &used), 0);
+		off += used;
+		assert_int_equal(f.hdr.seq, (uint64_t)t);
+		assert_int_equal(bcn_frame_next(&f, &out), 1);
+		assert_int_equal(out.type, (uint64_t)t);
+		assert_int_equal(bcn_frame_next(&f, &out), 0);
+	}
+	assert_int_equal(off, wire.len);
+	bcn_frame_free(&f);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&wire);
+}
+
+static void test_ack(void **state)
+{
+	struct bcn_buf wire;
+	struct bcn_frame f;
+	size_t used;
+
+	bcn_buf_init(&wire, 1024);
+	assert_int_equal(bcn_frame_ack_encode(123456789012ull, BCN_ACK_DUPLICATE, "logsrv1", &wire), 0);
+	bcn_frame_init(&f);
+	assert_int_equal(bcn_frame_open(&f, wire.data, wire.len, &lim, &used), 0);
+	assert_int_equal(f.hdr.kind, BCN_FRAME_ACK);
+	assert_int_equal(f.hdr.seq, 123456789012ull);
+	assert_int_equal(f.ack_status, BCN_ACK_DUPLICATE);
+	assert_int_equal(bcn_frame_ack_encode(1, BCN_ACK_STATUS_MAX, "x", &wire), -EINVAL);
+	bcn_frame_free(&f);
+	bcn_buf_free(&wire);
+}
+
+/* A small valid frame for the malformed-input tests. */
+static void sample_frame(struct bcn_buf *wire, int level)
+{
+	struct bcn_frame_builder b;
+	struct bcn_record r;
+
+	bcn_buf_init(wire, 1 << 20);
+	bcn_frame_builder_init(&b, &lim, level);
+	for (int i = 0; i < 20; i++) {
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = 1700000000000000000ll + i * 1000;
+		r.job = 42;
+		r.u.io.op = BCN_IO_WRITE;
+		r.u.io.size = 4096;
+		r.u.io.offset = (uint64_t)i * 4096;
+		r.u.io.path = "/scratch/f";
+		assert_int_equal(bcn_frame_builder_add(&b, &r), 0);
+	}
+	assert_int_equal(bcn_frame_builder_finish(&b, "cn1", 9, wire), 0);
+	bcn_frame_builder_free(&b);
+}
+
+/* Recomputes the checksum so that damage inside the frame is seen by the
+ * content checks rather than the checksum. */
+static void reseal(uint8_t *p, size_t len)
+{
+	uint32_t crc = (uint32_t)crc32(0, p, 28);
+
+	crc = (uint32_t)crc32(crc, p + 32, (uInt)(len - 32));
+	for (int i = 0; i < 4; i++)
+		p[28 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+static int open_bytes(const uint8_t *p, size_t len, const struct bcn_frame_limits *l)
+{
+	struct bcn_frame f;
+	size_t used;
+	int rc;
+
+	bcn_frame_init(&f);
+	rc = bcn_frame_open(&f, p, len, l, &used);
+	if (rc == 0 && f.hdr.kind == BCN_FRAME_DATA)
+		rc = bcn_frame_validate(&f);
+	bcn_frame_free(&f);
+	return rc;
+}
+
+static void test_truncated(void **state)
+{
+	struct bcn_buf w;
+
+	sample_frame(&w, 1);
+	for (size_t n = 0; n < w.len; n++)
+		assert_int_equal(open_bytes(w.data, n, &lim), -BCN_ETRUNC);
+	assert_int_equal(open_bytes(w.data, w.len, &lim), 0);
+	bcn_buf_free(&w);
+}
+
+static void test_oversized(void **state)
+{
+	struct bcn_frame_limits small = lim;
+	struct bcn_buf w;
+
+	sample_frame(&w, 1);
+	small.max_body = 16;
+	assert_int_equal(open_bytes(w.data, w.len, &small), -BCN_ETOOBIG);
+	small = lim;
+	small.max_raw = 64;
+	assert_int_equal(open_bytes(w.data, w.len, &small), -BCN_ETOOBIG);
+	small = lim;
+	small.max_records = 19;
+	assert_int_equal(open_bytes(w.data, w.len, &small), -BCN_ETOOBIG);
+	/* a header claiming 4 GiB is refused before any body arrives */
+	w.data[8] = w.data[9] = w.data[10] = w.data[11] = 0xff;
+	assert_int_equal(open_bytes(w.data, 32, &lim), -BCN_ETOOBIG);
+	bcn_buf_free(&w);
+}
+
+static void test_checksum(void **state)
+{
+	struct bcn_buf w;
+
+	sample_frame(&w, 1);
+	for (size_t i = 0; i < w.len; i++) {
+		if (i < 28 && i != 16 && i != 17)
+			continue;       /* header fields have their own errors */
+		w.data[i] ^= 0x40;
+		assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_ECHECKSUM);
+		w.data[i] ^= 0x40;
+	}
+	bcn_buf_free(&w);
+}
+
+static void test_version_magic_kind(void **state)
+{
+	struct bcn_buf w;
+
+	sample_frame(&w, 1);
+	w.data[4] = 2;
+	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EVERSION);
+	w.data[4] = BCN_PROTO_VERSION;
+	w.data[5] = 9;
+	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EKIND);
+	w.data[5] = BCN_FRAME_DATA;
+	w.data[6] |= 0x80;
+	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EKIND);
+	w.data[6] &= 0x7f;
+	w.data[0] = 'X';
+	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EMAGIC);
+	assert_int_equal(open_bytes(w.data, 2, &lim), -BCN_EMAGIC);
+	bcn_buf_free(&w);
+}
+
+static void test_garbage(void **state)
+{
+	uint8_t g[4096];
+
+	for (int round = 0; round < 200; round++) {
+		for (size_t i = 0; i < sizeof(g); i++)
+			g[i] = (uint8_t)rnd();
+		assert_int_equal(open_bytes(g, sizeof(g), &lim), -BCN_EMAGIC);
+		memcpy(g, "BCNF\x01\x01\x00\x03", 8);   /* plausible header */
+		int rc = open_bytes(g, sizeof(g), &lim);
+		assert_true(rc == -BCN_ETOOBIG || rc == -BCN_ECHECKSUM ||
+			    rc == -BCN_ETRUNC || rc == -BCN_ECORRUPT);
+	}
+	memset(g, 0, sizeof(g));
+	assert_int_equal(open_bytes(g, sizeof(g), &lim), -BCN_EMAGIC);
+}
+
+/* Builds a frame around a raw payload written by hand. */
+static size_t hand_frame(uint8_t *out, const uint8_t *payload, size_t plen,
+			 uint32_t count, uint32_t raw_len)
+{
+	memset(out, 0, 32);
+	memcpy(out, "BCNF\x01\x01\x00\x01", 8);
+	uint32_t body = (uint32_t)plen + 1;
+	for (int i = 0; i < 4; i++) {
+		out[8 + i] = (uint8_t)(body >> (8 * i));
+		out[12 + i] = (uint8_t)(count >> (8 * i));
+		out[24 + i] = (uint8_t)(raw_len >> (8 * i));
+	}
+	out[32] = 'n';
+	memcpy(out + 33, payload, plen);
+	reseal(out, 33 + plen);
+	return 33 + plen;
+}
+
+static void test_corrupt_payload(void **state)
+{
+	/* io record: type 1, dt, dur, job, step, rank, pid, op, fd, file,
+	 * path, offset, size, count, stride, busy */
+	const uint8_t good[] = { 0, 1, 2, 0, 5, 0, 1, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0 };
+	uint8_t p[64], f[128];
+	struct {
+		const char *what;
+		size_t at;
+		uint8_t val;
+		uint32_t count;
+		int rc;
+	} cases[] = {
+		{ "good", 0, 0, 1, 0 },
+		{ "unknown record type", 1, 99, 1, -BCN_ECORRUPT },
+		{ "record type 0", 1, 0, 1, -BCN_ECORRUPT },
+		{ "op out of range", 8, 60, 1, -BCN_ECORRUPT },
+		{ "string index past table", 11, 3, 1, -BCN_ECORRUPT },
+		{ "io count zero", 14, 0, 1, -BCN_ECORRUPT },
+		{ "count says two", 0, 0, 2, -BCN_ECORRUPT },
+		{ "count says zero", 0, 0, 0, -BCN_ECORRUPT },
+		{ "unterminated varint", 16, 0x80, 1, -BCN_ECORRUPT },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(p, good, sizeof(good));
+		if (cases[i].at)
+			p[cases[i].at] = cases[i].val;
+		size_t n = hand_frame(f, p, sizeof(good), cases[i].count, sizeof(good));
+		print_message("case %s\n", cases[i].what);
+		assert_int_equal(open_bytes(f, n, &lim), cases[i].rc);
+	}
+	/* declared raw length larger and smaller than the payload */
+	size_t n = hand_frame(f, good, sizeof(good), 1, sizeof(good) + 1);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* a vector with a bit set beyond its length */
+	const uint8_t port[] = { 0, 6, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0x80, 0x80, 0x01 };
+	n = hand_frame(f, port, sizeof(port), 1, sizeof(port));
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* a string with a NUL inside */
+	const uint8_t str[] = { 1, 3, 'a', 0, 'b' };
+	n = hand_frame(f, str, sizeof(str), 0, sizeof(str));
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+}
+
+static void test_zlib_bomb(void **state)
+{
+	/* 1 MiB of zeros compresses to ~1 KiB; declaring a small raw length
+	 * must fail without inflating past it */
+	static uint8_t zeros[1 << 20];
+	uint8_t z[8192], f[8300];
+	uLongf zl = sizeof(z);
+
+	assert_int_equal(compress2(z, &zl, zeros, sizeof(zeros), 9), Z_OK);
+	size_t n = hand_frame(f, z, zl, 0, 4096);
+	f[6] = BCN_FRAME_F_ZLIB;
+	reseal(f, n);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* corrupt deflate data */
+	memset(z + 2, 0xA5, zl - 2);
+	n = hand_frame(f, z, zl, 0, 100);
+	f[6] = BCN_FRAME_F_ZLIB;
+	reseal(f, n);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+}
+
+static void test_builder_limits(void **state)
+{
+	struct bcn_frame_limits l = lim;
+	struct bcn_frame_builder b;
+	struct bcn_record r;
+	struct bcn_buf w;
+	char big[BCN_STR_MAX + 2];
+
+	l.max_records = 3;
+	bcn_frame_builder_init(&b, &l, 1);
+	bcn_record_init(&r, BCN_REC_MDS);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(bcn_frame_builder_add(&b, &r), 0);
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_EFULL);
+	r.type = 0;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	bcn_record_init(&r, BCN_REC_IO);
+	r.u.io.count = 0;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	r.u.io.count = 1;
+	r.u.io.op = BCN_IO_OP_MAX;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	bcn_record_init(&r, BCN_REC_MDS);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	r.u.mds.target = big;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	bcn_buf_init(&w, 1 << 16);
+	assert_int_equal(bcn_frame_builder_finish(&b, "", 1, &w), -EINVAL);
+	assert_int_equal(bcn_frame_builder_finish(&b, "ok", 1, &w), 0);
+	bcn_buf_free(&w);
+	bcn_frame_builder_free(&b);
+}
+
+static void test_string_table_dedup(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_record r;
+	struct bcn_frame f;
+	struct bcn_buf w;
+	size_t used;
+	char name[32];
+
+	bcn_buf_init(&w, 1 << 24);
+	bcn_frame_builder_init(&b, &lim, 0);
+	for (int i = 0; i < 5000; i++) {
+		bcn_record_init(&r, BCN_REC_OST);
+		snprintf(name, sizeof(name), "fs-OST%04x", i % 700);
+		r.u.ost.target = name;
+		assert_int_equal(bcn_frame_builder_add(&b, &r), 0);
+	}
+	assert_int_equal(b.nstr, 700);
+	assert_int_equal(bcn_frame_builder_finish(&b, "oss1", 1, &w), 0);
+	bcn_frame_init(&f);
+	assert_int_equal(bcn_frame_open(&f, w.data, w.len, &lim, &used), 0);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "fs-OST%04x", i % 700);
+		assert_int_equal(bcn_frame_next(&f, &r), 1);
+		assert_string_equal(r.u.ost.target, name);
+	}
+	bcn_frame_free(&f);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&w);
+}
+
+static void test_varint_edges(void **state)
+{
+	const uint64_t v[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX,
+			       UINT64_MAX - 1, UINT64_MAX };
+	uint8_t buf[BCN_VARINT_MAX];
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		size_t n = bcn_varint_put(buf, v[i]);
+		const uint8_t *p = buf;
+		uint64_t out;
+
+		assert_int_equal(bcn_varint_get(&p, buf + n, &out), 0);
+		assert_true(out == v[i]);
+		assert_ptr_equal(p, buf + n);
+		p = buf;
+		if (n > 1)
+			assert_int_equal(bcn_varint_get(&p, buf + n - 1, &out), -1);
+		assert_true(bcn_unzigzag(bcn_zigzag((int64_t)v[i])) == (int64_t)v[i]);
+	}
+	/* 11-byte and overflowing 10-byte varints are refused */
+	uint8_t over[11];
+	memset(over, 0xff, sizeof(over));
+	over[10] = 0x01;
+	const uint8_t *p = over;
+	uint64_t out;
+	assert_int_equal(bcn_varint_get(&p, over + 11, &out), -1);
+	over[9] = 0x02;
+	p = over;
+	assert_int_equal(bcn_varint_get(&p, over + 10, &out), -1);
+}
+
+static void test_json_and_ops(void **state)
+{
+	struct bcn_record r;
+	struct bcn_buf j;
+
+	bcn_buf_init(&j, 4096);
+	bcn_record_init(&r, BCN_REC_IO);
+	r.node = "cn\"1";
+	r.t = 5;
+	r.job = 7;
+	r.u.io.op = BCN_IO_READ;
+	r.u.io.size = 100;
+	r.u.io.count = 3;
+	assert_int_equal(bcn_record_to_json(&r, &j), 0);
+	bcn_buf_add(&j, "", 1);
+	assert_non_null(strstr((char *)j.data, "\"type\":\"io\",\"layer\":\"client\",\"node\":\"cn\\\"1\",\"t\":5"));
+	assert_non_null(strstr((char *)j.data, "\"op\":\"read\""));
+	assert_non_null(strstr((char *)j.data, "\"count\":3"));
+	assert_int_equal(bcn_layer_parse("ost"), BCN_LAYER_OST);
+	assert_int_equal(bcn_layer_parse("fwd_rpc"), BCN_LAYER_FORWARD);
+	assert_int_equal(bcn_layer_parse("nope"), -BCN_ESYNTAX);
+	bcn_buf_free(&j);
+}
+
+static void test_resync(void **state)
+{
+	const uint8_t s[] = "xxBCNFyyBC";
+
+	assert_int_equal(bcn_frame_resync(s, 10), 2);
+	assert_int_equal(bcn_frame_resync(s + 2, 8), 6);
+	assert_int_equal(bcn_frame_resync((const uint8_t *)"abc", 3), 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_zlib),
+		cmocka_unit_test(test_roundtrip_stored),
+		cmocka_unit_test(test_roundtrip_each_type),
+		cmocka_unit_test(test_ack),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_oversized),
+		cmocka_unit_test(test_checksum),
+		cmocka_unit_test(test_version_magic_kind),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_corrupt_payload),
+		cmocka_unit_test(test_zlib_bomb),
+		cmocka_unit_test(test_builder_limits),
+		cmocka_unit_test(test_string_table_dedup),
+		cmocka_unit_test(test_varint_edges),
+		cmocka_unit_test(test_json_and_ops),
+		cmocka_unit_test(test_resync),
+	};
+
+	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
+}
