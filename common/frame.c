@@ -159,6 +159,14 @@ static int open_body(struct bcn_frame *f, const uint8_t *body,
 		f->ack_status = pl[0];
 		return 0;
 	}
+	if (f->hdr.kind != BCN_FRAME_DATA) {     /* handshake frames */
+		if (plen != BCN_AUTH_LEN || f->hdr.raw_len != BCN_AUTH_LEN ||
+		    f->hdr.flags || f->hdr.count ||
+		    (f->hdr.kind == BCN_FRAME_HELLO && f->hdr.node_len == 0))
+			return -BCN_ECORRUPT;
+		memcpy(f->auth, pl, BCN_AUTH_LEN);
+		return 0;
+	}
 	if (f->hdr.node_len == 0)
 		return -BCN_ECORRUPT;
 	rc = open_payload(f, pl, plen);

@@ -22,8 +22,16 @@
 enum bcn_frame_kind {
 	BCN_FRAME_DATA = 1,     /* a batch of records */
 	BCN_FRAME_ACK = 2,      /* the server's answer to one DATA frame */
+	/* authentication handshake (docs/protocol.md): each carries exactly
+	 * BCN_AUTH_LEN bytes of nonce or MAC */
+	BCN_FRAME_HELLO = 3,    /* collector: its node name and nonce */
+	BCN_FRAME_CHALLENGE = 4,/* server: its nonce */
+	BCN_FRAME_AUTH = 5,     /* collector: MAC proving it has the key */
+	BCN_FRAME_WELCOME = 6,  /* server: MAC proving it has the key too */
 	BCN_FRAME_KIND_MAX
 };
+
+#define BCN_AUTH_LEN 32         /* nonce and HMAC-SHA256 length */
 
 #define BCN_FRAME_F_ZLIB 0x01           /* payload is zlib-compressed */
 
@@ -60,6 +68,7 @@ struct bcn_frame {
 	struct bcn_frame_header hdr;
 	char node[BCN_NODE_MAX + 1];
 	uint8_t ack_status;             /* ACK frames only */
+	uint8_t auth[BCN_AUTH_LEN];     /* handshake frames only */
 	uint8_t *raw;                   /* decompressed payload */
 	size_t raw_cap;
 	char *strings;                  /* NUL-terminated string table */
@@ -148,6 +157,11 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 /* Appends an ACK frame for sequence number seq. */
 int bcn_frame_ack_encode(uint64_t seq, enum bcn_ack_status status,
 			 const char *node, struct bcn_buf *out);
+
+/* Appends a handshake frame (HELLO, CHALLENGE, AUTH or WELCOME) carrying
+ * the BCN_AUTH_LEN bytes at data. node may be empty except for HELLO. */
+int bcn_frame_ctl_encode(enum bcn_frame_kind kind, const char *node,
+			 const uint8_t data[BCN_AUTH_LEN], struct bcn_buf *out);
 
 /* Finds the next occurrence of the frame magic in buf after offset 0, or a
  * prefix of it that the end of buf cuts, for resynchronising a damaged

@@ -330,18 +330,38 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 	return 0;
 }
 
+/* Appends a small uncompressed frame: header, node, payload. */
+static int small_frame(uint8_t kind, uint64_t seq, const char *node,
+		       const uint8_t *pl, size_t plen, struct bcn_buf *out)
+{
+	size_t nl = strlen(node);
+	uint8_t f[BCN_FRAME_HDR_LEN + BCN_NODE_MAX + BCN_AUTH_LEN];
+
+	if (nl > BCN_NODE_MAX || plen > BCN_AUTH_LEN)
+		return -EINVAL;
+	put_header(f, kind, 0, (uint8_t)nl, (uint32_t)(nl + plen), 0, seq,
+		   (uint32_t)plen);
+	memcpy(f + BCN_FRAME_HDR_LEN, node, nl);
+	memcpy(f + BCN_FRAME_HDR_LEN + nl, pl, plen);
+	seal(f, nl + plen);
+	return bcn_buf_add(out, f, BCN_FRAME_HDR_LEN + nl + plen);
+}
+
 int bcn_frame_ack_encode(uint64_t seq, enum bcn_ack_status status,
 			 const char *node, struct bcn_buf *out)
 {
-	size_t nl = strlen(node);
-	uint8_t f[BCN_FRAME_HDR_LEN + BCN_NODE_MAX + 1];
+	uint8_t st = (uint8_t)status;
 
-	if (nl > BCN_NODE_MAX || (unsigned)status >= BCN_ACK_STATUS_MAX)
+	if ((unsigned)status >= BCN_ACK_STATUS_MAX)
 		return -EINVAL;
-	put_header(f, BCN_FRAME_ACK, 0, (uint8_t)nl, (uint32_t)(nl + 1), 0,
-		   seq, 1);
-	memcpy(f + BCN_FRAME_HDR_LEN, node, nl);
-	f[BCN_FRAME_HDR_LEN + nl] = (uint8_t)status;
-	seal(f, nl + 1);
-	return bcn_buf_add(out, f, BCN_FRAME_HDR_LEN + nl + 1);
+	return small_frame(BCN_FRAME_ACK, seq, node, &st, 1, out);
+}
+
+int bcn_frame_ctl_encode(enum bcn_frame_kind kind, const char *node,
+			 const uint8_t data[BCN_AUTH_LEN], struct bcn_buf *out)
+{
+	if (kind < BCN_FRAME_HELLO || kind >= BCN_FRAME_KIND_MAX ||
+	    (kind == BCN_FRAME_HELLO && !node[0]))
+		return -EINVAL;
+	return small_frame((uint8_t)kind, 0, node, data, BCN_AUTH_LEN, out);
 }

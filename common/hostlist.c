@@ -428,14 +428,17 @@ static int hl_elem_parse(struct hl_parser *p, size_t budget, struct hl_elem *e)
 	return 0;
 }
 
-/* Makes room for names more names of bytes bytes in all. */
+/* Makes room for names more names of bytes bytes in all, at least
+ * doubling what is there. */
 static int hl_reserve(struct hl_builder *b, size_t names, size_t bytes)
 {
 	size_t ncap;
 	void *t;
 
 	if (b->ncap - b->n < names) {
-		ncap = b->ncap * 2 > b->n + names ? b->ncap * 2 : b->n + names;
+		ncap = b->ncap ? b->ncap * 2 : HL_OFFS_MIN;
+		if (ncap < b->n + names)
+			ncap = b->n + names;
 		t = realloc(b->offs, ncap * sizeof(*b->offs));
 		if (!t)
 			return -ENOMEM;
@@ -443,7 +446,9 @@ static int hl_reserve(struct hl_builder *b, size_t names, size_t bytes)
 		b->ncap = ncap;
 	}
 	if (b->cap - b->len < bytes) {
-		ncap = b->cap * 2 > b->len + bytes ? b->cap * 2 : b->len + bytes;
+		ncap = b->cap ? b->cap * 2 : HL_ARENA_MIN;
+		if (ncap < b->len + bytes)
+			ncap = b->len + bytes;
 		t = realloc(b->arena, ncap);
 		if (!t)
 			return -ENOMEM;
@@ -455,27 +460,10 @@ static int hl_reserve(struct hl_builder *b, size_t names, size_t bytes)
 
 static int hl_push(struct hl_builder *b, const char *name, size_t len)
 {
-	if (b->n == b->ncap) {
-		size_t ncap = b->ncap ? b->ncap * 2 : HL_OFFS_MIN;
-		size_t *t = realloc(b->offs, ncap * sizeof(*t));
+	int rc = hl_reserve(b, 1, len + 1);
 
-		if (!t)
-			return -ENOMEM;
-		b->offs = t;
-		b->ncap = ncap;
-	}
-	if (b->cap - b->len < len + 1) {
-		size_t ncap = b->cap ? b->cap : HL_ARENA_MIN;
-		char *t;
-
-		while (ncap - b->len < len + 1)
-			ncap *= 2;
-		t = realloc(b->arena, ncap);
-		if (!t)
-			return -ENOMEM;
-		b->arena = t;
-		b->cap = ncap;
-	}
+	if (rc)
+		return rc;
 	memcpy(b->arena + b->len, name, len);
 	b->arena[b->len + len] = '\0';
 	b->offs[b->n++] = b->len;
@@ -506,27 +494,29 @@ static size_t hl_build_name(const struct hl_elem *e, const size_t *idx,
 	return n;
 }
 
-/* Appends every name of e to b, leftmost group varying slowest. */
+/* Appends every name of e to b, leftmost group varying slowest. The
+ * longest name (each group's widest number) is checked up front. */
 static int hl_elem_emit(struct hl_parser *p, const struct hl_elem *e,
 			struct hl_builder *b)
 {
 	size_t idx[BCN_HOSTLIST_MAX_GROUPS] = { 0 };
 	char name[BCN_HOSTLIST_NAME_MAX + 1];
-	size_t n = e->litlen[0] + 1, g;
+	size_t n = e->litlen[0], g;
 	int rc;
 
 	for (g = 0; g < e->ngroups; g++)
 		n += e->litlen[g + 1] + e->grp[g].maxlen;
-	rc = hl_reserve(b, e->count, e->count *
-			(n < BCN_HOSTLIST_NAME_MAX ? n : BCN_HOSTLIST_NAME_MAX + 1));
+	if (n > BCN_HOSTLIST_NAME_MAX)
+		return hl_fail(p, -BCN_ERANGE, e->col,
+			       "name longer than %d characters",
+			       BCN_HOSTLIST_NAME_MAX);
+	rc = hl_reserve(b, e->count, e->count * (n + 1));
 	if (rc)
 		return rc;
 	for (;;) {
 		n = hl_build_name(e, idx, name);
 		if (n == 0)
-			return hl_fail(p, -BCN_ERANGE, e->col,
-				       "name longer than %d characters",
-				       BCN_HOSTLIST_NAME_MAX);
+			return -BCN_ERANGE;     /* cannot happen: checked above */
 		rc = hl_push(b, name, n);
 		if (rc)
 			return rc;

@@ -100,6 +100,17 @@ static void assert_same(const struct bcn_record *a, const struct bcn_record *b)
 
 #define NREC 600
 
+/* Recomputes the checksum so that damage inside the frame is seen by the
+ * content checks rather than the checksum. */
+static void reseal(uint8_t *p, size_t len)
+{
+	uint32_t crc = (uint32_t)crc32(0, p, 28);
+
+	crc = (uint32_t)crc32(crc, p + 32, (uInt)(len - 32));
+	for (int i = 0; i < 4; i++)
+		p[28 + i] = (uint8_t)(crc >> (8 * i));
+}
+
 static void roundtrip(int level)
 {
 	static struct bcn_record in[NREC];
@@ -192,6 +203,39 @@ static void test_ack(void **state)
 	bcn_buf_free(&wire);
 }
 
+static void test_handshake_frames(void **state)
+{
+	uint8_t nonce[BCN_AUTH_LEN];
+	struct bcn_buf wire;
+	struct bcn_frame f;
+	size_t used, off = 0;
+
+	for (int i = 0; i < BCN_AUTH_LEN; i++)
+		nonce[i] = (uint8_t)(i * 7 + 1);
+	bcn_buf_init(&wire, 4096);
+	for (int k = BCN_FRAME_HELLO; k < BCN_FRAME_KIND_MAX; k++)
+		assert_int_equal(bcn_frame_ctl_encode((enum bcn_frame_kind)k,
+				 k == BCN_FRAME_HELLO ? "cn7" : "", nonce, &wire), 0);
+	assert_int_equal(bcn_frame_ctl_encode(BCN_FRAME_HELLO, "", nonce, &wire), -EINVAL);
+	assert_int_equal(bcn_frame_ctl_encode(BCN_FRAME_DATA, "x", nonce, &wire), -EINVAL);
+	bcn_frame_init(&f);
+	for (int k = BCN_FRAME_HELLO; k < BCN_FRAME_KIND_MAX; k++) {
+		assert_int_equal(bcn_frame_open(&f, wire.data + off, wire.len - off, &lim, &used), 0);
+		assert_int_equal(f.hdr.kind, k);
+		assert_memory_equal(f.auth, nonce, BCN_AUTH_LEN);
+		off += used;
+	}
+	/* a handshake frame with a short payload is corrupt */
+	uint8_t bad[96];
+	memcpy(bad, wire.data, BCN_FRAME_HDR_LEN + 3 + 31);
+	bad[8] = 3 + 31;
+	bad[24] = 31;
+	reseal(bad, BCN_FRAME_HDR_LEN + 3 + 31);
+	assert_int_equal(bcn_frame_open(&f, bad, BCN_FRAME_HDR_LEN + 3 + 31, &lim, &used), -BCN_ECORRUPT);
+	bcn_frame_free(&f);
+	bcn_buf_free(&wire);
+}
+
 /* A small valid frame for the malformed-input tests. */
 static void sample_frame(struct bcn_buf *wire, int level)
 {
@@ -212,17 +256,6 @@ static void sample_frame(struct bcn_buf *wire, int level)
 	}
 	assert_int_equal(bcn_frame_builder_finish(&b, "cn1", 9, wire), 0);
 	bcn_frame_builder_free(&b);
-}
-
-/* Recomputes the checksum so that damage inside the frame is seen by the
- * content checks rather than the checksum. */
-static void reseal(uint8_t *p, size_t len)
-{
-	uint32_t crc = (uint32_t)crc32(0, p, 28);
-
-	crc = (uint32_t)crc32(crc, p + 32, (uInt)(len - 32));
-	for (int i = 0; i < 4; i++)
-		p[28 + i] = (uint8_t)(crc >> (8 * i));
 }
 
 static int open_bytes(const uint8_t *p, size_t len, const struct bcn_frame_limits *l)
@@ -293,7 +326,7 @@ static void test_version_magic_kind(void **state)
 	w.data[4] = 2;
 	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EVERSION);
 	w.data[4] = BCN_PROTO_VERSION;
-	w.data[5] = 9;
+	w.data[5] = BCN_FRAME_KIND_MAX;
 	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EKIND);
 	w.data[5] = BCN_FRAME_DATA;
 	w.data[6] |= 0x80;
@@ -542,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_stored),
 		cmocka_unit_test(test_roundtrip_each_type),
 		cmocka_unit_test(test_ack),
+		cmocka_unit_test(test_handshake_frames),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_oversized),
 		cmocka_unit_test(test_checksum),
