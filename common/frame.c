@@ -204,6 +204,34 @@ int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 	return 0;
 }
 
+int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
+		       uint32_t count, const char *node,
+		       const struct bcn_frame_limits *lim)
+{
+	size_t nl = strlen(node);
+	int rc;
+
+	if (nl > BCN_NODE_MAX)
+		return -EINVAL;
+	if (len > lim->max_raw || count > lim->max_records)
+		return -BCN_ETOOBIG;
+	memset(&f->hdr, 0, sizeof(f->hdr));
+	f->hdr.version = BCN_PROTO_VERSION;
+	f->hdr.kind = BCN_FRAME_DATA;
+	f->hdr.node_len = (uint8_t)nl;
+	f->hdr.count = count;
+	f->hdr.raw_len = (uint32_t)len;
+	memcpy(f->node, node, nl + 1);
+	f->cur = f->end = f->first = NULL;
+	f->seen = 0;
+	f->last_t = 0;
+	rc = grow((void **)&f->raw, &f->raw_cap, len ? len : 1, 1);
+	if (rc)
+		return rc;
+	memcpy(f->raw, p, len);
+	return open_strings(f, lim);
+}
+
 static int get_field(struct bcn_frame *f, const struct bcn_field *fd,
 		     struct bcn_record *r)
 {

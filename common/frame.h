@@ -154,6 +154,20 @@ static inline uint32_t bcn_frame_builder_count(const struct bcn_frame_builder *b
 int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 			     uint64_t seq, struct bcn_buf *out);
 
+/* Appends r alone, encoded as the raw payload of a one-record frame (its
+ * own string table, then the record), to out; for stores that keep records
+ * in binary. The builder must be empty and stays empty. */
+int bcn_frame_builder_pack(struct bcn_frame_builder *b,
+			   const struct bcn_record *r, struct bcn_buf *out);
+
+/* Prepares f to read count records from a raw (uncompressed) payload such
+ * as bcn_frame_builder_pack writes, with node as every record's sender.
+ * Returns 0, -BCN_ECORRUPT, -BCN_ETOOBIG or -ENOMEM; read the records with
+ * bcn_frame_next. */
+int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
+		       uint32_t count, const char *node,
+		       const struct bcn_frame_limits *lim);
+
 /* Appends an ACK frame for sequence number seq. */
 int bcn_frame_ack_encode(uint64_t seq, enum bcn_ack_status status,
 			 const char *node, struct bcn_buf *out);

@@ -330,6 +330,29 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 	return 0;
 }
 
+int bcn_frame_builder_pack(struct bcn_frame_builder *b,
+			   const struct bcn_record *r, struct bcn_buf *out)
+{
+	uint8_t cnt[BCN_VARINT_MAX];
+	size_t cl;
+	int rc;
+
+	if (b->nrec)
+		return -EINVAL;
+	rc = bcn_frame_builder_add(b, r);
+	if (rc)
+		return rc;
+	cl = bcn_varint_put(cnt, b->nstr);
+	rc = bcn_buf_reserve(out, cl + b->strs.len + b->recs.len);
+	if (!rc) {
+		bcn_buf_add(out, cnt, cl);
+		bcn_buf_add(out, b->strs.data, b->strs.len);
+		bcn_buf_add(out, b->recs.data, b->recs.len);
+	}
+	builder_reset(b);
+	return rc;
+}
+
 /* Appends a small uncompressed frame: header, node, payload. */
 static int small_frame(uint8_t kind, uint64_t seq, const char *node,
 		       const uint8_t *pl, size_t plen, struct bcn_buf *out)

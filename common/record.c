@@ -2,6 +2,7 @@
  * per-operation accounting for every record type. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -374,4 +375,120 @@ void bcn_record_ops(const struct bcn_record *r, bcn_record_ops_fn *fn,
 		fn(arg, "job", 1, 0);
 		break;
 	}
+}
+
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	*a = *a + b < *a ? UINT64_MAX : *a + b;
+}
+
+static const uint8_t io_class[BCN_IO_OP_MAX] = {
+	[BCN_IO_OPEN] = 'm', [BCN_IO_CLOSE] = 'm', [BCN_IO_READ] = 'r',
+	[BCN_IO_WRITE] = 'w', [BCN_IO_SEEK] = 'o', [BCN_IO_SYNC] = 'o',
+	[BCN_IO_TRUNCATE] = 'o', [BCN_IO_STAT] = 'm', [BCN_IO_UNLINK] = 'm',
+	[BCN_IO_RENAME] = 'm', [BCN_IO_MKDIR] = 'm', [BCN_IO_RMDIR] = 'm',
+	[BCN_IO_OTHER] = 'o',
+};
+
+static void totals_io(const struct bcn_rec_io *io, struct bcn_record_totals *t)
+{
+	uint64_t bytes = mul_sat(io->size, io->count);
+
+	switch (io->op < BCN_IO_OP_MAX ? io_class[io->op] : 'o') {
+	case 'r': t->read_ops = io->count; t->read_bytes = bytes; break;
+	case 'w': t->write_ops = io->count; t->write_bytes = bytes; break;
+	case 'm': t->meta_ops = io->count; break;
+	default: t->other_ops = io->count; break;
+	}
+}
+
+static void totals_ost(const struct bcn_rec_ost *o, struct bcn_record_totals *t)
+{
+	t->read_bytes = o->read_bytes;
+	t->write_bytes = o->write_bytes;
+	t->read_ops = o->ops[BCN_OST_READ];
+	t->write_ops = o->ops[BCN_OST_WRITE];
+	for (unsigned i = BCN_OST_WRITE + 1; i < BCN_OST_OP_MAX; i++) {
+		int meta = i == BCN_OST_GETATTR || i == BCN_OST_SETATTR ||
+			   i == BCN_OST_CREATE || i == BCN_OST_DESTROY ||
+			   i == BCN_OST_STATFS;
+
+		add_sat(meta ? &t->meta_ops : &t->other_ops, o->ops[i]);
+	}
+}
+
+void bcn_record_totals(const struct bcn_record *r, struct bcn_record_totals *t)
+{
+	const struct bcn_rec_fwd_req *q = &r->u.fwd_req;
+
+	memset(t, 0, sizeof(*t));
+	switch (r->type) {
+	case BCN_REC_IO:
+		totals_io(&r->u.io, t);
+		break;
+	case BCN_REC_FWD_REQ:
+		if (q->cls == BCN_FWD_READ) {
+			t->read_ops = q->count;
+			t->read_bytes = q->bytes;
+		} else if (q->cls == BCN_FWD_WRITE) {
+			t->write_ops = q->count;
+			t->write_bytes = q->bytes;
+		} else if (q->cls == BCN_FWD_META) {
+			t->meta_ops = q->count;
+		} else if (q->cls == BCN_FWD_OTHER) {
+			t->other_ops = q->count;
+		}
+		break;
+	case BCN_REC_FWD_RPC:
+		t->read_ops = r->u.fwd_rpc.read_rpcs;
+		t->write_ops = r->u.fwd_rpc.write_rpcs;
+		t->read_bytes = r->u.fwd_rpc.read_bytes;
+		t->write_bytes = r->u.fwd_rpc.write_bytes;
+		break;
+	case BCN_REC_OST:
+		totals_ost(&r->u.ost, t);
+		break;
+	case BCN_REC_MDS:
+		for (unsigned i = 0; i < BCN_MD_OP_MAX; i++) {
+			uint64_t *dst = i == BCN_MD_READ ? &t->read_ops :
+					i == BCN_MD_WRITE ? &t->write_ops :
+					i == BCN_MD_PUNCH ? &t->other_ops : &t->meta_ops;
+
+			add_sat(dst, r->u.mds.ops[i]);
+		}
+		break;
+	case BCN_REC_PORT:
+		t->read_bytes = r->u.port.rcv_bytes;
+		t->write_bytes = r->u.port.xmit_bytes;
+		t->read_ops = r->u.port.rcv_pkts;
+		t->write_ops = r->u.port.xmit_pkts;
+		break;
+	}
+}
+
+int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len)
+{
+	int n;
+
+	switch (r->type) {
+	case BCN_REC_FWD_RPC:
+		n = snprintf(buf, len, "%s", r->u.fwd_rpc.target);
+		break;
+	case BCN_REC_OST:
+		n = snprintf(buf, len, "%s", r->u.ost.target);
+		break;
+	case BCN_REC_MDS:
+		n = snprintf(buf, len, "%s", r->u.mds.target);
+		break;
+	case BCN_REC_PORT:
+		n = snprintf(buf, len, "%s/%" PRIu64, r->u.port.sw, r->u.port.port);
+		break;
+	case BCN_REC_JOB:
+		n = snprintf(buf, len, "%" PRIu64, r->job);
+		break;
+	default:
+		n = snprintf(buf, len, "%s", r->node ? r->node : "");
+		break;
+	}
+	return n < 0 || (size_t)n >= len ? -BCN_EFULL : 0;
 }

@@ -259,4 +259,25 @@ typedef void bcn_record_ops_fn(void *arg, const char *op, uint64_t ops,
 void bcn_record_ops(const struct bcn_record *r, bcn_record_ops_fn *fn,
 		    void *arg);
 
+/* What a record accounts for, in the units every layer shares, so that
+ * stores can keep them as columns and sum them per time bucket. Reads and
+ * writes are data operations (for switch ports: bytes received and
+ * transmitted); meta counts metadata operations (open, close, stat,
+ * create, unlink, ...); other the rest. Aggregate fwd_req records of
+ * class "all" and job records account for nothing. */
+struct bcn_record_totals {
+	uint64_t read_bytes, write_bytes;
+	uint64_t read_ops, write_ops, meta_ops, other_ops;
+};
+
+void bcn_record_totals(const struct bcn_record *r, struct bcn_record_totals *t);
+
+#define BCN_ENTITY_MAX (BCN_STR_MAX + 32)
+
+/* Writes the entity a store scans the record by (docs/records.md): the
+ * node for client and forward records, the OST for fwd_rpc, the target
+ * for ost and mds, "switch/port" for ports and the job id for jobs.
+ * Returns 0 or -BCN_EFULL when it does not fit in len bytes. */
+int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len);
+
 #endif

@@ -559,6 +559,75 @@ static void test_json_and_ops(void **state)
 	bcn_buf_free(&j);
 }
 
+static void test_pack_unpack(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_record in, out;
+	struct bcn_frame f;
+	struct bcn_buf w;
+
+	bcn_buf_init(&w, 1 << 16);
+	bcn_frame_builder_init(&b, &lim, 1);
+	bcn_frame_init(&f);
+	for (int t = 1; t < BCN_REC_TYPE_MAX; t++) {
+		fill_random(&in, (enum bcn_rec_type)t);
+		in.node = "oss7";
+		bcn_buf_reset(&w);
+		assert_int_equal(bcn_frame_builder_pack(&b, &in, &w), 0);
+		assert_int_equal(bcn_frame_builder_count(&b), 0);
+		assert_int_equal(bcn_frame_open_raw(&f, w.data, w.len, 1, "oss7", &lim), 0);
+		assert_int_equal(bcn_frame_next(&f, &out), 1);
+		assert_same(&in, &out);
+		assert_int_equal(bcn_frame_next(&f, &out), 0);
+		/* a cut packed record is corrupt, never read past its end */
+		assert_int_equal(bcn_frame_open_raw(&f, w.data, w.len - 1, 1, "oss7", &lim) ||
+				 bcn_frame_next(&f, &out) < 0, 1);
+	}
+	bcn_frame_free(&f);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&w);
+}
+
+static void test_totals_entity(void **state)
+{
+	struct bcn_record_totals t;
+	struct bcn_record r;
+	char e[64];
+
+	bcn_record_init(&r, BCN_REC_IO);
+	r.u.io.op = BCN_IO_WRITE;
+	r.u.io.size = 1 << 20;
+	r.u.io.count = 8;
+	r.node = "cn5";
+	bcn_record_totals(&r, &t);
+	assert_true(t.write_bytes == 8u << 20 && t.write_ops == 8 && t.read_ops == 0);
+	assert_int_equal(bcn_record_entity(&r, e, sizeof(e)), 0);
+	assert_string_equal(e, "cn5");
+	assert_int_equal(bcn_record_entity(&r, e, 3), -BCN_EFULL);
+	bcn_record_init(&r, BCN_REC_MDS);
+	r.u.mds.target = "fs-MDT0000";
+	r.u.mds.ops[BCN_MD_OPEN] = 5;
+	r.u.mds.ops[BCN_MD_GETATTR] = 7;
+	r.u.mds.ops[BCN_MD_READ] = 2;
+	bcn_record_totals(&r, &t);
+	assert_true(t.meta_ops == 12 && t.read_ops == 2);
+	bcn_record_entity(&r, e, sizeof(e));
+	assert_string_equal(e, "fs-MDT0000");
+	bcn_record_init(&r, BCN_REC_PORT);
+	r.u.port.sw = "0x7cfe900300";
+	r.u.port.port = 12;
+	r.u.port.rcv_bytes = 100;
+	bcn_record_totals(&r, &t);
+	assert_true(t.read_bytes == 100);
+	bcn_record_entity(&r, e, sizeof(e));
+	assert_string_equal(e, "0x7cfe900300/12");
+	bcn_record_init(&r, BCN_REC_FWD_REQ);
+	r.u.fwd_req.cls = BCN_FWD_ALL;
+	r.u.fwd_req.count = 10;
+	bcn_record_totals(&r, &t);
+	assert_true(t.read_ops + t.write_ops + t.meta_ops + t.other_ops == 0);
+}
+
 static void test_resync(void **state)
 {
 	const uint8_t s[] = "xxBCNFyyBC";
@@ -588,6 +657,8 @@ int main(void)
 		cmocka_unit_test(test_varint_edges),
 		cmocka_unit_test(test_json_and_ops),
 		cmocka_unit_test(test_resync),
+		cmocka_unit_test(test_pack_unpack),
+		cmocka_unit_test(test_totals_entity),
 	};
 
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);

@@ -1,0 +1,105 @@
+/* Record store front end: configuration defaults and dispatch to the
+ * configured backend. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "store/store.h"
+
+void bcn_store_config_defaults(struct bcn_store_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->backend = BCN_STORE_SQLITE;
+	snprintf(cfg->dir, sizeof(cfg->dir), "beacon-store");
+	snprintf(cfg->index_prefix, sizeof(cfg->index_prefix), "beacon");
+	cfg->shards = 1;
+	cfg->replicas = 0;
+	cfg->retention_days = 183;
+	cfg->timeout_ms = 30000;
+}
+
+int bcn_store_open(const struct bcn_store_config *cfg, struct bcn_store **out,
+		   char *err, size_t errlen)
+{
+	const struct bcn_store_ops *ops;
+
+	*out = NULL;
+	switch (cfg->backend) {
+	case BCN_STORE_SQLITE:
+		ops = &bcn_store_sqlite_ops;
+		break;
+	case BCN_STORE_OPENSEARCH:
+		ops = &bcn_store_es_ops;
+		break;
+	default:
+		snprintf(err, errlen, "unknown store backend %d", cfg->backend);
+		return -EINVAL;
+	}
+	if (cfg->retention_days < 1) {
+		snprintf(err, errlen, "retention must be at least one day");
+		return -BCN_ERANGE;
+	}
+	return ops->open(cfg, out, err, errlen);
+}
+
+void bcn_store_close(struct bcn_store *s)
+{
+	if (s)
+		s->ops->close(s);
+}
+
+static int check_query(const struct bcn_store_query *q)
+{
+	if (q->layer <= 0 || q->layer >= BCN_LAYER_MAX || q->from > q->to)
+		return -EINVAL;
+	return 0;
+}
+
+int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc = bcn_record_check(items[i].rec);
+
+		if (rc)
+			return rc;
+		if (!items[i].rec->node || !items[i].rec->node[0])
+			return -EINVAL;
+	}
+	return n ? s->ops->append(s, items, n) : 0;
+}
+
+int bcn_store_scan(struct bcn_store *s, const struct bcn_store_query *q,
+		   bcn_store_record_fn *fn, void *arg)
+{
+	int rc = check_query(q);
+
+	return rc ? rc : s->ops->scan(s, q, fn, arg);
+}
+
+int bcn_store_sum(struct bcn_store *s, const struct bcn_store_query *q,
+		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg)
+{
+	int rc = check_query(q);
+
+	if (!rc && bucket_ns <= 0)
+		rc = -EINVAL;
+	return rc ? rc : s->ops->sum(s, q, bucket_ns, fn, arg);
+}
+
+int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
+		    uint64_t *count)
+{
+	int rc = check_query(q);
+
+	*count = 0;
+	return rc ? rc : s->ops->count(s, q, count);
+}
+
+int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed)
+{
+	uint64_t dummy;
+
+	return s->ops->expire(s, now_ns, removed ? removed : &dummy);
+}

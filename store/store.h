@@ -1,0 +1,144 @@
+/* The record store: one narrow interface over two backends, used by the
+ * log servers' flusher (append), the analysis server and `beacon query`
+ * (scan, sum). Backends:
+ *   - sqlite:     embedded, no server; one database per UTC day in a
+ *                 directory, WAL mode (store/store_sqlite.c);
+ *   - opensearch: OpenSearch 2 / Elasticsearch 7-8 over the REST API with
+ *                 libcurl; daily indices per layer (store/store_es.c).
+ *
+ * Every record has a deterministic identity: (sender node, frame sequence
+ * number, position in the frame). Both backends write by that identity, so
+ * appending the same record twice stores it once. Records are partitioned
+ * by the UTC day of their start time t. */
+#ifndef BCN_STORE_H
+#define BCN_STORE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/record.h"
+
+#define BCN_STORE_URL_MAX 512
+#define BCN_STORE_PREFIX_MAX 64
+#define BCN_STORE_DAY_NS (86400ll * 1000000000ll)
+
+enum bcn_store_backend {
+	BCN_STORE_SQLITE = 0,
+	BCN_STORE_OPENSEARCH = 1,
+};
+
+struct bcn_store_config {
+	int backend;                    /* enum bcn_store_backend */
+	char dir[PATH_MAX];             /* sqlite: directory of day databases */
+	char url[BCN_STORE_URL_MAX];    /* opensearch: e.g. http://127.0.0.1:9200 */
+	char index_prefix[BCN_STORE_PREFIX_MAX]; /* opensearch: index names
+					 * <prefix>-<layer>-YYYY.MM.DD */
+	char user[64];                  /* opensearch: basic auth user, or "" */
+	char password_file[PATH_MAX];   /* opensearch: file holding the password */
+	int replicas;                   /* opensearch: number_of_replicas */
+	int shards;                     /* opensearch: number_of_shards */
+	int64_t retention_days;         /* whole days kept; default 183 */
+	int64_t timeout_ms;             /* per request (opensearch) or busy
+					 * timeout (sqlite) */
+};
+
+/* Fills cfg with the defaults: sqlite in "./beacon-store", prefix
+ * "beacon", 1 shard, 0 replicas, 183 days, 30 s timeout. */
+void bcn_store_config_defaults(struct bcn_store_config *cfg);
+
+struct bcn_store;
+
+/* One record to append, with its identity; rec->node is the sender. */
+struct bcn_store_item {
+	const struct bcn_record *rec;
+	uint64_t seq;                   /* sequence number of its frame */
+	uint32_t idx;                   /* its position in the frame, from 0 */
+};
+
+/* Selects records of one layer. */
+struct bcn_store_query {
+	int layer;                      /* enum bcn_layer, required */
+	const char *entity;             /* bcn_record_entity(); NULL: any */
+	uint64_t job;                   /* 0: any job */
+	int64_t from, to;               /* t in [from, to), ns since epoch */
+	uint64_t limit;                 /* scan: at most this many; 0: all */
+};
+
+/* Sums over one time bucket [t, t + bucket) of the records whose t lies
+ * in it. */
+struct bcn_store_bucket {
+	int64_t t;
+	uint64_t records;
+	struct bcn_record_totals sum;
+};
+
+/* Scan callback: return 0 to go on, anything else to stop the scan (the
+ * scan then returns that value). r and its strings are valid only during
+ * the call. */
+typedef int bcn_store_record_fn(void *arg, const struct bcn_record *r);
+typedef int bcn_store_bucket_fn(void *arg, const struct bcn_store_bucket *b);
+
+/* Opens (creating what is missing: directory, index template) the store
+ * cfg describes. Returns 0 and *out, or a negative code with a message in
+ * err. */
+int bcn_store_open(const struct bcn_store_config *cfg, struct bcn_store **out,
+		   char *err, size_t errlen);
+void bcn_store_close(struct bcn_store *s);
+
+/* Makes n records durable. Returns 0 only when every one of them is stored
+ * (now or before: appends are idempotent by identity); otherwise a negative
+ * code, and the caller retries the same batch later. A backend that can
+ * tell which items failed retries only those, a bounded number of times,
+ * before it gives up. */
+int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
+		     size_t n);
+
+/* Calls fn for each record matching q, in ascending order of t (ties in
+ * order of node, seq, idx). Returns 0, fn's non-zero value, or a negative
+ * code. */
+int bcn_store_scan(struct bcn_store *s, const struct bcn_store_query *q,
+		   bcn_store_record_fn *fn, void *arg);
+
+/* Calls fn for each non-empty bucket of width bucket_ns (buckets start at
+ * multiples of bucket_ns since the epoch), in ascending order, with the
+ * sums of the records matching q (q->limit is ignored). */
+int bcn_store_sum(struct bcn_store *s, const struct bcn_store_query *q,
+		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg);
+
+/* Counts the records matching q (q->limit is ignored). */
+int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
+		    uint64_t *count);
+
+/* Deletes whole days (databases or indices) that ended more than
+ * retention_days before now_ns. *removed (may be NULL) gets the number of
+ * days or indices deleted. */
+int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed);
+
+/* Backend-specific implementation; store.c dispatches to it. */
+struct bcn_store_ops {
+	const char *name;
+	int (*open)(const struct bcn_store_config *cfg, struct bcn_store **out,
+		    char *err, size_t errlen);
+	void (*close)(struct bcn_store *s);
+	int (*append)(struct bcn_store *s, const struct bcn_store_item *items,
+		      size_t n);
+	int (*scan)(struct bcn_store *s, const struct bcn_store_query *q,
+		    bcn_store_record_fn *fn, void *arg);
+	int (*sum)(struct bcn_store *s, const struct bcn_store_query *q,
+		   int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg);
+	int (*count)(struct bcn_store *s, const struct bcn_store_query *q,
+		     uint64_t *count);
+	int (*expire)(struct bcn_store *s, int64_t now_ns, uint64_t *removed);
+};
+
+/* Every backend's struct starts with this header. */
+struct bcn_store {
+	const struct bcn_store_ops *ops;
+	struct bcn_store_config cfg;
+};
+
+extern const struct bcn_store_ops bcn_store_sqlite_ops;
+extern const struct bcn_store_ops bcn_store_es_ops;
+
+#endif
