@@ -11,5 +11,8 @@ struct bcn_command {
 
 int bcn_cmd_decode(int argc, char **argv);
 int bcn_cmd_schema(int argc, char **argv);
+int bcn_cmd_replay(int argc, char **argv);
+int bcn_cmd_keygen(int argc, char **argv);
+int bcn_cmd_query(int argc, char **argv);
 
 #endif

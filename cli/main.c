@@ -9,6 +9,12 @@ static const struct bcn_command commands[] = {
 	  "print the records of frame streams as JSON lines" },
 	{ "schema", bcn_cmd_schema,
 	  "print the record model as Markdown (docs/records.md)" },
+	{ "replay", bcn_cmd_replay,
+	  "send frame streams to log servers through the sender library" },
+	{ "keygen", bcn_cmd_keygen,
+	  "write a new random site key file (mode 0600)" },
+	{ "query", bcn_cmd_query,
+	  "print records or bucketed sums from the record store" },
 };
 
 static void usage(FILE *out)

@@ -308,7 +308,9 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 	if (bcn_varint_get(&f->cur, f->end, &type) ||
 	    !(d = bcn_record_desc(type)))
 		return -BCN_ECORRUPT;
-	bcn_record_init(r, (enum bcn_rec_type)type);
+	/* every field of the type is decoded below, so the record needs no
+	 * clearing (the other members of the union are left as they were) */
+	r->type = type;
 	if (bcn_varint_get(&f->cur, f->end, &dt) ||
 	    bcn_varint_get(&f->cur, f->end, &dur) || dur > INT64_MAX ||
 	    bcn_varint_get(&f->cur, f->end, &r->job))

@@ -104,8 +104,10 @@ int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 
 /* Reads the next record of an opened DATA frame into r; strings in r stay
  * valid until the next bcn_frame_open or bcn_frame_free, and r->node is
- * the frame's sender. Returns 1 with a record, 0 after the last one (when
- * the payload holds exactly hdr.count records), or -BCN_ECORRUPT. */
+ * the frame's sender. Only the common fields and those of the record's
+ * type are written; the rest of the union keeps what it held. Returns 1
+ * with a record, 0 after the last one (when the payload holds exactly
+ * hdr.count records), or -BCN_ECORRUPT. */
 int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r);
 
 /* Starts reading the records again from the first one. */

@@ -1,7 +1,9 @@
 /* Test helper: writes a deterministic frame stream with every record type
  * to a file, and the expected `beacon decode --summary` totals (computed
  * independently of the decoder, from the generated values) to another.
- * usage: mkframes FRAMES_OUT EXPECTED_OUT [FRAMES [RECORDS_PER_FRAME]] */
+ * usage: mkframes FRAMES_OUT EXPECTED_OUT [FRAMES [RECORDS_PER_FRAME [NODE]]]
+ * Frames alternate between the nodes cn001 and cn002, or all come from
+ * NODE when it is given (numbered 1, 2, 3 ...). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -26,12 +28,14 @@ int main(int argc, char **argv)
 	struct bcn_buf wire;
 	struct bcn_record r;
 	uint64_t ops[2][4] = { { 0 } }, bytes[2][4] = { { 0 } }, recs[2][4] = { { 0 } };
-	static const char *const nodes[] = { "cn001", "cn002" };
+	const char *nodes[] = { "cn001", "cn002" };
 	long frames = argc > 3 ? strtol(argv[3], NULL, 10) : 10;
 	long per = argc > 4 ? strtol(argv[4], NULL, 10) : 100;
 	FILE *out, *exp;
 	int rc;
 
+	if (argc > 5)
+		nodes[0] = nodes[1] = argv[5];
 	if (argc < 3 || frames <= 0 || per <= 0) {
 		fprintf(stderr, "usage: mkframes FRAMES_OUT EXPECTED_OUT [FRAMES [PER]]\n");
 		return 2;
@@ -43,7 +47,7 @@ int main(int argc, char **argv)
 	bcn_buf_init(&wire, 1 << 26);
 	bcn_frame_builder_init(&b, &lim, 6);
 	for (long fr = 0; fr < frames; fr++) {
-		int n = (int)(fr % 2);
+		int n = argc > 5 ? 0 : (int)(fr % 2);
 
 		for (long i = 0; i < per; i++) {
 			int w = (int)(rnd() % 2);   /* 0 read, 1 write */
@@ -64,7 +68,8 @@ int main(int argc, char **argv)
 			ops[n][(i % 2) * 2 + w] += r.u.io.count;
 			bytes[n][(i % 2) * 2 + w] += r.u.io.count * r.u.io.size;
 		}
-		rc = bcn_frame_builder_finish(&b, nodes[n], (uint64_t)fr / 2 + 1, &wire);
+		rc = bcn_frame_builder_finish(&b, nodes[n],
+					      argc > 5 ? (uint64_t)fr + 1 : (uint64_t)fr / 2 + 1, &wire);
 		if (rc)
 			goto fail;
 	}

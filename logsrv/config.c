@@ -1,0 +1,67 @@
+/* Configuration table of beacon-logsrv (docs/logsrv.md lists the keys). */
+#include <stddef.h>
+
+#include "common/log.h"
+#include "logsrv/logsrv.h"
+#include "store/store_config.h"
+
+#define M(field) BCN_CFG_MEMBER(struct bcn_logsrv_config, field)
+
+static const char *const log_dests[] = { "stderr", "syslog", NULL };
+
+const struct bcn_config_opt bcn_logsrv_options[] = {
+	{ "listen", BCN_CFG_STRING, M(listen), .min = 3, .def = "0.0.0.0:7070",
+	  .help = "Address and port collectors connect to (host:port, [v6]:port)." },
+	{ "name", BCN_CFG_STRING, M(name), .def = "logsrv",
+	  .help = "This server's name, sent in handshakes and acknowledgements." },
+	{ "auth_key_file", BCN_CFG_PATH, M(auth_key_file),
+	  .help = "Site key shared with the collectors (docs/sender.md)." },
+	{ "auth_required", BCN_CFG_BOOL, M(auth_required), .def = "yes",
+	  .help = "Refuse to start without auth_key_file." },
+	{ "max_connections", BCN_CFG_UINT, M(max_connections), .min = 1,
+	  .max = 1000000, .def = "65536", .help = "Concurrent collector connections." },
+	{ "max_frame", BCN_CFG_SIZE, M(max_frame), .min = 1024, .max = 1u << 30,
+	  .def = "16M", .help = "Largest frame body accepted, as sent." },
+	{ "max_raw", BCN_CFG_SIZE, M(max_raw), .min = 1024, .max = 1u << 30,
+	  .def = "64M", .help = "Largest frame payload after decompression." },
+	{ "max_records", BCN_CFG_UINT, M(max_records), .min = 1, .max = 1u << 30,
+	  .def = "1048576", .help = "Most records in one frame." },
+	{ "pending_max", BCN_CFG_SIZE, M(pending_max), .min = 1u << 20,
+	  .max = 1ll << 40, .def = "256M", .help = "Frames waiting for Redis before collectors are paused." },
+	{ "handshake_timeout", BCN_CFG_DURATION, M(handshake_timeout_ms),
+	  .min = 100, .max = 3600000, .def = "10s", .help = "Time a new connection has to authenticate." },
+	{ "idle_timeout", BCN_CFG_DURATION, M(idle_timeout_ms), .max = 86400000, .def = "0",
+	  .help = "Close connections silent this long (0: never)." },
+	{ "redis_host", BCN_CFG_STRING, M(redis_host), .min = 1, .def = "127.0.0.1",
+	  .help = "Redis server buffering this log server's frames." },
+	{ "redis_port", BCN_CFG_UINT, M(redis_port), .min = 1, .max = 65535,
+	  .def = "6379", .help = "Redis port." },
+	{ "redis_password_file", BCN_CFG_PATH, M(redis_password_file),
+	  .help = "File holding the Redis password (AUTH), if any." },
+	{ "redis_prefix", BCN_CFG_STRING, M(redis_prefix), .min = 1, .def = "bcn",
+	  .help = "Prefix of this server's Redis keys." },
+	{ "redis_require_fsync", BCN_CFG_BOOL, M(redis_require_fsync), .def = "yes",
+	  .help = "Refuse a Redis without appendonly yes and appendfsync always." },
+	{ "redis_timeout", BCN_CFG_DURATION, M(redis_timeout_ms), .min = 100,
+	  .max = 3600000, .def = "10s", .help = "Reconnect when Redis has not confirmed a write for this long." },
+	{ "redis_backoff_max", BCN_CFG_DURATION, M(redis_backoff_max_ms), .min = 100,
+	  .max = 3600000, .def = "5s", .help = "Longest wait between Redis reconnection attempts." },
+	{ "dedup_window", BCN_CFG_UINT, M(dedup_window), .min = 16, .max = 1u << 24,
+	  .def = "4096", .help = "Sequence numbers remembered per node to drop duplicates." },
+	{ "flusher", BCN_CFG_BOOL, M(flusher), .def = "yes",
+	  .help = "Move frames from Redis into the record store." },
+	{ "flush_frames", BCN_CFG_UINT, M(flush_frames), .min = 1, .max = 100000,
+	  .def = "256", .help = "Frames read from Redis per store batch." },
+	{ "flush_idle", BCN_CFG_DURATION, M(flush_idle_ms), .min = 1, .max = 60000, .def = "200ms",
+	  .help = "Pause of the flusher when Redis is empty." },
+	{ "flush_backoff_max", BCN_CFG_DURATION, M(flush_backoff_max_ms), .min = 100,
+	  .max = 3600000, .def = "30s", .help = "Longest wait between store retries." },
+	{ "stats_interval", BCN_CFG_DURATION, M(stats_interval_ms), .min = 100,
+	  .max = 86400000, .def = "60s", .help = "How often counters are logged and written to Redis." },
+	{ "log_level", BCN_CFG_ENUM, M(log_level), .words = bcn_log_level_names,
+	  .def = "info", .help = "Least severe level logged." },
+	{ "log_dest", BCN_CFG_ENUM, M(log_dest), .words = log_dests,
+	  .def = "stderr", .help = "Where the log goes." },
+	BCN_STORE_CONFIG_OPTIONS(struct bcn_logsrv_config, store),
+	{ .name = NULL }
+};

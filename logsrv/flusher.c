@@ -1,0 +1,352 @@
+/* The flusher: a thread that moves frames from the head of the Redis queue
+ * into the record store in batches, and removes them from Redis only after
+ * the store confirmed every record. While the store is down it retries with
+ * backoff and Redis absorbs the backlog. Records are appended with their
+ * identity (node, sequence, position), so a batch that is appended twice
+ * (after a crash between the store's confirmation and the trim) is stored
+ * once. Exactly one flusher may serve a queue. */
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/log.h"
+#include "logsrv/logsrv.h"
+
+#define BATCH_RECORDS_MAX 8192          /* records per store append */
+#define BACKOFF_MIN_MS 100
+
+struct bcn_flusher {
+	pthread_t thread;
+	atomic_bool stop;
+	const struct bcn_logsrv_config *cfg;
+	struct bcn_logsrv_stats *st;
+	struct bcn_store *store;
+	redisContext *rc;
+	char queue_key[BCN_LOGSRV_PREFIX_MAX + 16];
+	char dead_key[BCN_LOGSRV_PREFIX_MAX + 16];
+	struct bcn_frame_limits lim;
+	struct bcn_frame *frames;       /* one decoder per frame of a batch */
+	size_t nframes_cap;
+	struct bcn_record *recs;
+	struct bcn_store_item *items;
+	int64_t backoff_ms;
+	struct bcn_complain redis_complaint, store_complaint, round_complaint;
+};
+
+static void sleep_ms(struct bcn_flusher *f, int64_t ms)
+{
+	/* in small steps, so that a stop request is seen quickly */
+	while (ms > 0 && !atomic_load(&f->stop)) {
+		int64_t step = ms > 100 ? 100 : ms;
+		struct timespec ts = { step / 1000, (step % 1000) * 1000000 };
+
+		nanosleep(&ts, NULL);
+		ms -= step;
+	}
+}
+
+static void backoff(struct bcn_flusher *f)
+{
+	f->backoff_ms = f->backoff_ms ? f->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (f->backoff_ms > f->cfg->flush_backoff_max_ms)
+		f->backoff_ms = f->cfg->flush_backoff_max_ms;
+	sleep_ms(f, f->backoff_ms);
+}
+
+static int redis_ensure(struct bcn_flusher *f)
+{
+	struct timeval tv = { 5, 0 };
+	char pw[256] = "";
+	redisReply *r;
+
+	if (f->rc && !f->rc->err)
+		return 0;
+	if (f->rc)
+		redisFree(f->rc);
+	f->rc = redisConnectWithTimeout(f->cfg->redis_host, (int)f->cfg->redis_port, tv);
+	if (!f->rc || f->rc->err) {
+		bcn_complain(&f->redis_complaint, BCN_LOG_ERR,
+			     "flusher: cannot connect to Redis %s:%" PRIu64 ": %s",
+			     f->cfg->redis_host, f->cfg->redis_port,
+			     f->rc ? f->rc->errstr : "out of memory");
+		goto fail;
+	}
+	redisSetTimeout(f->rc, tv);
+	if (f->cfg->redis_password_file[0]) {
+		struct bcn_buf b;
+
+		bcn_buf_init(&b, sizeof(pw) - 1);
+		if (bcn_buf_read_file(&b, f->cfg->redis_password_file) == 0) {
+			while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r'))
+				b.len--;
+			memcpy(pw, b.data, b.len);
+			pw[b.len] = '\0';
+		}
+		bcn_buf_free(&b);
+		r = redisCommand(f->rc, "AUTH %s", pw);
+		if (!r || r->type == REDIS_REPLY_ERROR) {
+			BCN_ERR("flusher: Redis AUTH failed");
+			freeReplyObject(r);
+			goto fail;
+		}
+		freeReplyObject(r);
+	}
+	bcn_complain_release(&f->redis_complaint, BCN_LOG_NOTICE,
+			     "flusher: connected to Redis");
+	return 0;
+fail:
+	if (f->rc)
+		redisFree(f->rc);
+	f->rc = NULL;
+	return -EIO;
+}
+
+static int ensure_frames(struct bcn_flusher *f, size_t n)
+{
+	struct bcn_frame *nf;
+
+	if (n <= f->nframes_cap)
+		return 0;
+	nf = realloc(f->frames, n * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	for (size_t i = f->nframes_cap; i < n; i++)
+		bcn_frame_init(&nf[i]);
+	f->frames = nf;
+	f->nframes_cap = n;
+	return 0;
+}
+
+/* Decodes frames[0..n) of the reply into records, as many whole frames as
+ * fit in one batch. *used gets the number of frames consumed (decoded or
+ * sent to the dead list), *nrec the number of records. */
+static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
+			size_t *nrec)
+{
+	size_t k = 0, nr = 0;
+	int rc = ensure_frames(f, r->elements);
+
+	for (size_t i = 0; rc == 0 && i < r->elements; i++) {
+		redisReply *e = r->element[i];
+		struct bcn_frame *fr = &f->frames[i];
+		size_t len = 0;
+		struct bcn_record rec;
+
+		rc = e->type == REDIS_REPLY_STRING
+		     ? bcn_frame_open(fr, (uint8_t *)e->str, e->len, &f->lim, &len)
+		     : -BCN_ECORRUPT;
+		if (!rc && fr->hdr.kind != BCN_FRAME_DATA)
+			rc = -BCN_ECORRUPT;
+		if (!rc && nr + fr->hdr.count > BATCH_RECORDS_MAX && k > 0)
+			break;
+		if (!rc && nr + fr->hdr.count > BATCH_RECORDS_MAX) {
+			/* a frame bigger than a batch: flushed on its own */
+			*used = 1;
+			*nrec = fr->hdr.count;
+			return 1;
+		}
+		if (rc) {
+			redisReply *d = redisCommand(f->rc, "RPUSH %s %b", f->dead_key,
+						     e->str, (size_t)e->len);
+			int ok = d && d->type == REDIS_REPLY_INTEGER;
+
+			freeReplyObject(d);
+			if (!ok)
+				return -EIO;
+			f->st->dead_letters++;
+			BCN_ERR("flusher: undecodable frame in Redis (%s); moved to %s",
+				bcn_strerror(rc), f->dead_key);
+			fr->hdr.count = 0;
+			fr->cur = NULL;
+			rc = 0;
+			k++;
+			continue;
+		}
+		uint32_t idx = 0;
+
+		while (bcn_frame_next(fr, &rec) == 1) {
+			f->recs[nr] = rec;
+			f->items[nr].rec = &f->recs[nr];
+			f->items[nr].seq = fr->hdr.seq;
+			f->items[nr].idx = idx++;
+			nr++;
+		}
+		k++;
+	}
+	*used = k;
+	*nrec = nr;
+	return rc;
+}
+
+/* Appends one oversized frame in slices of BATCH_RECORDS_MAX records. */
+static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
+{
+	struct bcn_record rec;
+	uint32_t idx = 0;
+	size_t nr = 0;
+	int rc = 0, more;
+
+	do {
+		more = bcn_frame_next(fr, &rec);
+		if (more == 1) {
+			f->recs[nr] = rec;
+			f->items[nr] = (struct bcn_store_item){ &f->recs[nr], fr->hdr.seq, idx++ };
+			nr++;
+		}
+		if (nr == BATCH_RECORDS_MAX || (more != 1 && nr)) {
+			rc = bcn_store_append(f->store, f->items, nr);
+			nr = 0;
+		}
+	} while (more == 1 && rc == 0);
+	return rc ? rc : (more < 0 ? more : 0);
+}
+
+/* One round: read, store, trim. Returns frames moved, or a negative code. */
+static int flush_round(struct bcn_flusher *f)
+{
+	redisReply *r, *t;
+	size_t used = 0, nrec = 0;
+	int rc;
+
+	r = redisCommand(f->rc, "LRANGE %s 0 %llu", f->queue_key,
+			 (unsigned long long)(f->cfg->flush_frames - 1));
+	if (!r || r->type != REDIS_REPLY_ARRAY) {
+		freeReplyObject(r);
+		return -EIO;
+	}
+	if (r->elements == 0) {
+		freeReplyObject(r);
+		return 0;
+	}
+	rc = decode_batch(f, r, &used, &nrec);
+	if (rc == 1)
+		rc = flush_big(f, &f->frames[0]);
+	else if (rc == 0 && nrec)
+		rc = bcn_store_append(f->store, f->items, nrec);
+	freeReplyObject(r);
+	if (rc) {
+		f->st->store_errors++;
+		bcn_complain(&f->store_complaint, BCN_LOG_ERR,
+			     "flusher: record store: %s (retrying; the backlog stays in Redis)",
+			     bcn_strerror(rc));
+		return rc == -EIO ? -EAGAIN : rc;
+	}
+	bcn_complain_release(&f->store_complaint, BCN_LOG_NOTICE,
+			     "flusher: record store is back");
+	t = redisCommand(f->rc, "LTRIM %s %llu -1", f->queue_key,
+			 (unsigned long long)used);
+	if (!t || t->type == REDIS_REPLY_ERROR) {
+		freeReplyObject(t);
+		return -EIO;    /* stored but not trimmed: re-stored once, harmless */
+	}
+	freeReplyObject(t);
+	f->st->flushed_frames += used;
+	f->st->flushed_records += nrec;
+	return (int)used;
+}
+
+static void update_backlog(struct bcn_flusher *f)
+{
+	redisReply *r = redisCommand(f->rc, "LLEN %s", f->queue_key);
+
+	f->st->backlog = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+	freeReplyObject(r);
+}
+
+static void *flusher_main(void *arg)
+{
+	struct bcn_flusher *f = arg;
+
+	while (!atomic_load(&f->stop)) {
+		int n;
+
+		if (redis_ensure(f)) {
+			f->st->backlog = -1;
+			backoff(f);
+			continue;
+		}
+		n = flush_round(f);
+		if (n == -EIO) {
+			redisFree(f->rc);
+			f->rc = NULL;
+			backoff(f);
+			continue;
+		}
+		if (n < 0) {
+			bcn_complain(&f->round_complaint, BCN_LOG_ERR,
+				     "flusher: %s", bcn_strerror(n));
+			backoff(f);
+			continue;
+		}
+		bcn_complain_release(&f->round_complaint, BCN_LOG_NOTICE,
+				     "flusher: moving frames again");
+		f->backoff_ms = 0;
+		update_backlog(f);
+		if (n == 0)
+			sleep_ms(f, f->cfg->flush_idle_ms);
+	}
+	return NULL;
+}
+
+int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
+		      struct bcn_logsrv_stats *stats, struct bcn_flusher **out)
+{
+	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_flusher *f = calloc(1, sizeof(*f));
+	char err[256];
+	int rc;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	f->cfg = cfg;
+	f->st = stats;
+	stats->backlog = -1;
+	lim.max_body = (uint32_t)cfg->max_frame;
+	lim.max_raw = (uint32_t)cfg->max_raw;
+	lim.max_records = (uint32_t)cfg->max_records;
+	f->lim = lim;
+	snprintf(f->queue_key, sizeof(f->queue_key), BCN_LOGSRV_QUEUE_KEY, cfg->redis_prefix);
+	snprintf(f->dead_key, sizeof(f->dead_key), BCN_LOGSRV_DEAD_KEY, cfg->redis_prefix);
+	f->recs = calloc(BATCH_RECORDS_MAX, sizeof(*f->recs));
+	f->items = calloc(BATCH_RECORDS_MAX, sizeof(*f->items));
+	rc = f->recs && f->items ? 0 : -ENOMEM;
+	if (!rc) {
+		rc = bcn_store_open(&cfg->store.cfg, &f->store, err, sizeof(err));
+		if (rc)
+			BCN_ERR("record store: %s", err);
+	}
+	if (!rc)
+		rc = -pthread_create(&f->thread, NULL, flusher_main, f);
+	if (rc) {
+		bcn_store_close(f->store);
+		free(f->recs);
+		free(f->items);
+		free(f);
+		return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+void bcn_flusher_stop(struct bcn_flusher *f)
+{
+	atomic_store(&f->stop, true);
+	pthread_join(f->thread, NULL);
+	if (f->rc)
+		redisFree(f->rc);
+	for (size_t i = 0; i < f->nframes_cap; i++)
+		bcn_frame_free(&f->frames[i]);
+	free(f->frames);
+	bcn_store_close(f->store);
+	free(f->recs);
+	free(f->items);
+	free(f);
+}

@@ -1,0 +1,88 @@
+/* beacon-logsrv: the log server. An event-driven TCP server (epoll) that
+ * authenticates collectors, validates their frames, makes each accepted
+ * frame durable in Redis (deduplicated by (node, sequence)) before it
+ * acknowledges it, and a flusher thread that moves frames from Redis into
+ * the record store. docs/logsrv.md describes its operation. */
+#ifndef BCN_LOGSRV_H
+#define BCN_LOGSRV_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "store/store_config.h"
+
+#define BCN_LOGSRV_ADDR_MAX 280
+#define BCN_LOGSRV_PREFIX_MAX 64
+
+struct bcn_logsrv_config {
+	char listen[BCN_LOGSRV_ADDR_MAX];       /* host:port */
+	char name[256];                         /* this server's name */
+	char auth_key_file[PATH_MAX];
+	bool auth_required;
+	uint64_t max_connections;
+	uint64_t max_frame;                     /* body bytes */
+	uint64_t max_raw;
+	uint64_t max_records;
+	uint64_t pending_max;                   /* bytes awaiting Redis */
+	int64_t handshake_timeout_ms;
+	int64_t idle_timeout_ms;
+	char redis_host[256];
+	uint64_t redis_port;
+	char redis_password_file[PATH_MAX];
+	char redis_prefix[BCN_LOGSRV_PREFIX_MAX];
+	bool redis_require_fsync;
+	uint64_t dedup_window;
+	int64_t redis_backoff_max_ms;
+	int64_t redis_timeout_ms;               /* a write must be confirmed */
+	bool flusher;
+	uint64_t flush_frames;                  /* frames per store batch */
+	int64_t flush_idle_ms;
+	int64_t flush_backoff_max_ms;
+	int64_t stats_interval_ms;
+	int log_level;
+	int log_dest;
+	struct bcn_store_settings store;        /* store_* keys */
+};
+
+/* The declarative configuration table of beacon-logsrv. */
+extern const struct bcn_config_opt bcn_logsrv_options[];
+
+/* Counters, updated by the server and flusher threads. */
+struct bcn_logsrv_stats {
+	_Atomic uint64_t conns_accepted, conns_refused, conns_open;
+	_Atomic uint64_t auth_failures;
+	_Atomic uint64_t frames_in, records_in, bytes_in;
+	_Atomic uint64_t frames_stored, frames_duplicate, frames_rejected;
+	_Atomic uint64_t frames_bad;            /* closed the connection */
+	_Atomic uint64_t redis_errors, redis_reconnects;
+	_Atomic uint64_t pending_frames, pending_bytes;
+	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
+	_Atomic uint64_t dead_letters;
+	_Atomic int64_t backlog;                /* frames in Redis, -1 unknown */
+};
+
+/* Runs the server until *stop becomes non-zero (set it from a signal
+ * handler), then drains and returns 0, or returns a negative code when it
+ * cannot start (bad address, Redis not durable, store unusable). */
+int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
+		   volatile sig_atomic_t *stop, struct bcn_logsrv_stats *stats);
+
+/* Redis key names shared by the server and the flusher. */
+#define BCN_LOGSRV_QUEUE_KEY "%s:queue"         /* list of frames */
+#define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
+#define BCN_LOGSRV_SEEN_KEY "%s:seen:%s"        /* zset of seqs per node */
+
+struct bcn_flusher;
+
+/* Starts the flusher thread: it moves frames from the Redis queue into the
+ * record store. Returns 0 or a negative code (store or Redis unusable). */
+int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
+		      struct bcn_logsrv_stats *stats, struct bcn_flusher **out);
+/* Asks the flusher to finish its current batch and waits for it. */
+void bcn_flusher_stop(struct bcn_flusher *f);
+
+#endif

@@ -1,0 +1,434 @@
+/* The durable queue in Redis, driven from the log server's event loop with
+ * hiredis's asynchronous API on our own epoll adapter.
+ *
+ * Each accepted frame is kept in memory until a Lua script has, in one
+ * atomic step, recorded (node, seq) in the node's dedup set and appended
+ * the frame to the queue list; Redis runs with appendonly yes and
+ * appendfsync always, so its reply means the frame is on disk. Only then
+ * is the frame acknowledged. On any Redis error or disconnection every
+ * unconfirmed frame is resent after a reconnect; the dedup set makes the
+ * resend harmless. */
+#include <errno.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "common/error.h"
+#include "logsrv/server.h"
+
+#define BACKOFF_MIN_MS 100
+#define CONNECT_TIMEOUT_MS 5000
+
+/* KEYS[1] dedup zset of the node, KEYS[2] queue list;
+ * ARGV[1] seq, ARGV[2] frame, ARGV[3] dedup window.
+ * Returns 1 when stored, 0 for a duplicate. */
+static const char enqueue_lua[] =
+	"if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then\n"
+	"  return 0\n"
+	"end\n"
+	"redis.call('RPUSH', KEYS[2], ARGV[2])\n"
+	"local n = redis.call('ZCARD', KEYS[1])\n"
+	"local w = tonumber(ARGV[3])\n"
+	"if n > w then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - w - 1) end\n"
+	"return 1\n";
+
+static void send_pending(struct bcn_srv *s);
+
+/* --- epoll adapter for hiredis --- */
+
+static void redis_interest(struct bcn_srv *s)
+{
+	struct epoll_event e = { .events = s->redis_events, .data.ptr = &s->redis_ev };
+	int fd = s->rc->c.fd;
+
+	if (!s->redis_registered) {
+		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &e) == 0)
+			s->redis_registered = true;
+	} else {
+		epoll_ctl(s->ep, EPOLL_CTL_MOD, fd, &e);
+	}
+}
+
+static void ev_add_read(void *p) { struct bcn_srv *s = p; s->redis_events |= EPOLLIN; redis_interest(s); }
+static void ev_del_read(void *p) { struct bcn_srv *s = p; s->redis_events &= ~(uint32_t)EPOLLIN; redis_interest(s); }
+static void ev_add_write(void *p) { struct bcn_srv *s = p; s->redis_events |= EPOLLOUT; redis_interest(s); }
+static void ev_del_write(void *p) { struct bcn_srv *s = p; s->redis_events &= ~(uint32_t)EPOLLOUT; redis_interest(s); }
+
+static void ev_cleanup(void *p)
+{
+	struct bcn_srv *s = p;
+
+	if (s->redis_registered && s->rc)
+		epoll_ctl(s->ep, EPOLL_CTL_DEL, s->rc->c.fd, NULL);
+	s->redis_registered = false;
+	s->redis_events = 0;
+}
+
+void bcn_redisq_event(struct bcn_srv *s, uint32_t events)
+{
+	if (!s->rc)
+		return;
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		redisAsyncHandleRead(s->rc);
+	if (s->rc && (events & EPOLLOUT))
+		redisAsyncHandleWrite(s->rc);
+}
+
+/* --- connection life cycle --- */
+
+static void schedule_retry(struct bcn_srv *s)
+{
+	s->redis_backoff_ms = s->redis_backoff_ms ? s->redis_backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (s->redis_backoff_ms > s->cfg->redis_backoff_max_ms)
+		s->redis_backoff_ms = s->cfg->redis_backoff_max_ms;
+	s->redis_retry_ms = s->now_ms + s->redis_backoff_ms;
+}
+
+/* Forgets that commands were in flight: everything unconfirmed is resent
+ * on the next connection. */
+static void mark_all_unsent(struct bcn_srv *s)
+{
+	for (struct bcn_pending *p = s->pending.next; p != &s->pending; p = p->next)
+		p->sent = false;
+}
+
+static void on_disconnect(const redisAsyncContext *ac, int status)
+{
+	struct bcn_srv *s = ac->data;
+
+	if (status != REDIS_OK)
+		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+			     "Redis %s:%" PRIu64 " connection lost: %s (%" PRIu64
+			     " frames wait, collectors are not acknowledged)",
+			     s->cfg->redis_host, s->cfg->redis_port,
+			     ac->errstr[0] ? ac->errstr : "closed",
+			     (uint64_t)s->st->pending_frames);
+	s->rc = NULL;
+	s->redis_ready = false;
+	s->redis_failed = false;
+	s->redis_registered = false;
+	mark_all_unsent(s);
+	schedule_retry(s);
+}
+
+/* Drops the connection after a Redis error reply; everything unconfirmed
+ * is resent after the reconnect. */
+static void redis_fail(struct bcn_srv *s, const char *what, const redisReply *r)
+{
+	s->st->redis_errors++;
+	bcn_complain(&s->redis_complaint, BCN_LOG_ERR, "Redis: %s: %s", what,
+		     r && r->type == REDIS_REPLY_ERROR ? r->str :
+		     s->rc && s->rc->errstr[0] ? s->rc->errstr : "no reply");
+	s->redis_ready = false;
+	if (s->rc && !s->redis_failed) {
+		s->redis_failed = true;
+		redisAsyncDisconnect(s->rc);
+	}
+}
+
+static void on_script(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct bcn_srv *s = ac->data;
+	redisReply *r = reply;
+
+	(void)priv;
+	if (s->redis_failed)
+		return;
+	if (!r || r->type != REDIS_REPLY_STRING || r->len >= sizeof(s->script_sha)) {
+		redis_fail(s, "SCRIPT LOAD", r);
+		return;
+	}
+	memcpy(s->script_sha, r->str, r->len);
+	s->script_sha[r->len] = '\0';
+	s->redis_ready = true;
+	s->redis_backoff_ms = 0;
+	bcn_complain_release(&s->redis_complaint, BCN_LOG_NOTICE,
+			     "Redis %s:%" PRIu64 " is back", s->cfg->redis_host,
+			     s->cfg->redis_port);
+	send_pending(s);
+}
+
+static const char *config_value(const redisReply *r)
+{
+	if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+	    r->element[1]->type != REDIS_REPLY_STRING)
+		return "?";
+	return r->element[1]->str;
+}
+
+static void on_check(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct bcn_srv *s = ac->data;
+	const char *what = priv, *v = config_value(reply);
+	const char *want = !strcmp(what, "appendonly") ? "yes" : "always";
+
+	if (strcmp(v, want) == 0 || !s->cfg->redis_require_fsync)
+		return;
+	BCN_ERR("Redis %s is '%s', not '%s': acknowledged frames would not "
+		"survive a crash of Redis; refusing to store (set "
+		"redis_require_fsync = no to accept that)", what, v, want);
+	redis_fail(s, "durability check", NULL);
+}
+
+static void on_auth(redisAsyncContext *ac, void *reply, void *priv)
+{
+	redisReply *r = reply;
+
+	(void)priv;
+	if (!r || r->type == REDIS_REPLY_ERROR)
+		redis_fail(ac->data, "AUTH", r);
+}
+
+static void on_connect(const redisAsyncContext *ac, int status)
+{
+	struct bcn_srv *s = ac->data;
+	redisAsyncContext *c = (redisAsyncContext *)ac;
+
+	if (status != REDIS_OK) {
+		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+			     "cannot connect to Redis %s:%" PRIu64 ": %s",
+			     s->cfg->redis_host, s->cfg->redis_port, ac->errstr);
+		s->rc = NULL;
+		s->redis_registered = false;
+		schedule_retry(s);
+		return;
+	}
+	s->st->redis_reconnects++;
+	if (s->password[0])
+		redisAsyncCommand(c, on_auth, NULL, "AUTH %s", s->password);
+	redisAsyncCommand(c, on_check, "appendonly", "CONFIG GET appendonly");
+	redisAsyncCommand(c, on_check, "appendfsync", "CONFIG GET appendfsync");
+	redisAsyncCommand(c, on_script, NULL, "SCRIPT LOAD %s", enqueue_lua);
+}
+
+static void redis_connect(struct bcn_srv *s)
+{
+	redisAsyncContext *ac = redisAsyncConnect(s->cfg->redis_host,
+						  (int)s->cfg->redis_port);
+
+	if (!ac || ac->err) {
+		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+			     "cannot connect to Redis %s:%" PRIu64 ": %s",
+			     s->cfg->redis_host, s->cfg->redis_port,
+			     ac ? ac->errstr : "out of memory");
+		if (ac)
+			redisAsyncFree(ac);
+		schedule_retry(s);
+		return;
+	}
+	s->rc = ac;
+	s->redis_failed = false;
+	s->redis_connect_started = s->now_ms;
+	ac->data = s;
+	ac->ev.data = s;
+	ac->ev.addRead = ev_add_read;
+	ac->ev.delRead = ev_del_read;
+	ac->ev.addWrite = ev_add_write;
+	ac->ev.delWrite = ev_del_write;
+	ac->ev.cleanup = ev_cleanup;
+	redisAsyncSetConnectCallback(ac, on_connect);
+	redisAsyncSetDisconnectCallback(ac, on_disconnect);
+	/* hiredis waits for writability to finish the connect */
+	ev_add_write(s);
+}
+
+/* The oldest command in flight, or NULL. */
+static struct bcn_pending *oldest_sent(struct bcn_srv *s)
+{
+	for (struct bcn_pending *p = s->pending.next; p != &s->pending; p = p->next)
+		if (p->sent)
+			return p;
+	return NULL;
+}
+
+/* Drops a connection that does not answer (hung or unreachable Redis);
+ * freeing runs the pending callbacks, which keep their frames. */
+static void redis_abandon(struct bcn_srv *s, const char *why)
+{
+	redisAsyncContext *ac = s->rc;
+
+	BCN_WARN("Redis %s:%" PRIu64 " %s; reconnecting", s->cfg->redis_host,
+		 s->cfg->redis_port, why);
+	s->st->redis_errors++;
+	redisAsyncFree(ac);
+	if (s->rc == ac) {      /* never connected: no disconnect callback */
+		s->rc = NULL;
+		s->redis_ready = false;
+		s->redis_registered = false;
+		mark_all_unsent(s);
+		schedule_retry(s);
+	}
+}
+
+void bcn_redisq_tick(struct bcn_srv *s)
+{
+	struct bcn_pending *p;
+
+	if (!s->rc) {
+		if (s->now_ms >= s->redis_retry_ms)
+			redis_connect(s);
+		return;
+	}
+	if (!s->redis_ready &&
+	    s->now_ms - s->redis_connect_started > CONNECT_TIMEOUT_MS) {
+		redis_abandon(s, "does not answer");
+		return;
+	}
+	p = oldest_sent(s);
+	if (p && s->now_ms - p->sent_ms > s->cfg->redis_timeout_ms)
+		redis_abandon(s, "did not confirm a write in time");
+}
+
+/* --- the queue --- */
+
+static void pending_free(struct bcn_srv *s, struct bcn_pending *p)
+{
+	p->prev->next = p->next;
+	p->next->prev = p->prev;
+	s->st->pending_frames--;
+	s->st->pending_bytes -= p->len;
+	free(p->seen_key);
+	free(p->frame);
+	free(p);
+}
+
+static void on_enqueued(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct bcn_srv *s = ac->data;
+	struct bcn_pending *p = priv;
+	redisReply *r = reply;
+	struct bcn_conn *c;
+
+	if (!r || r->type != REDIS_REPLY_INTEGER) {
+		/* a disconnect calls this with r == NULL; p stays pending */
+		if (r)
+			redis_fail(s, "enqueue", r);
+		p->sent = false;
+		return;
+	}
+	if (r->integer == 1)
+		s->st->frames_stored++;
+	else
+		s->st->frames_duplicate++;
+	c = bcn_srv_conn(s, p->fd, p->conn_id);
+	if (c) {
+		c->inflight--;
+		bcn_srv_ack(s, c, p->seq, r->integer == 1 ? BCN_ACK_STORED
+							   : BCN_ACK_DUPLICATE);
+	}
+	pending_free(s, p);
+	bcn_srv_pressure(s);
+}
+
+static int send_one(struct bcn_srv *s, struct bcn_pending *p)
+{
+	char seq[24], window[24];
+	const char *argv[8];
+	size_t argl[8];
+
+	snprintf(seq, sizeof(seq), "%" PRIu64, p->seq);
+	snprintf(window, sizeof(window), "%" PRIu64, s->cfg->dedup_window);
+	argv[0] = "EVALSHA"; argl[0] = 7;
+	argv[1] = s->script_sha; argl[1] = strlen(s->script_sha);
+	argv[2] = "2"; argl[2] = 1;
+	argv[3] = p->seen_key; argl[3] = strlen(p->seen_key);
+	argv[4] = s->queue_key; argl[4] = strlen(s->queue_key);
+	argv[5] = seq; argl[5] = strlen(seq);
+	argv[6] = (const char *)p->frame; argl[6] = p->len;
+	argv[7] = window; argl[7] = strlen(window);
+	if (redisAsyncCommandArgv(s->rc, on_enqueued, p, 8, argv, argl) != REDIS_OK)
+		return -EIO;
+	p->sent = true;
+	p->sent_ms = s->now_ms;
+	return 0;
+}
+
+static void send_pending(struct bcn_srv *s)
+{
+	for (struct bcn_pending *p = s->pending.next;
+	     p != &s->pending && s->redis_ready; p = p->next)
+		if (!p->sent && send_one(s, p))
+			break;
+}
+
+int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
+		      uint64_t seq, const uint8_t *frame, size_t len)
+{
+	struct bcn_pending *p = calloc(1, sizeof(*p));
+	size_t kl = strlen(s->cfg->redis_prefix) + strlen(node) + 8;
+
+	if (!p)
+		return -ENOMEM;
+	p->frame = malloc(len);
+	p->seen_key = malloc(kl);
+	if (!p->frame || !p->seen_key) {
+		free(p->frame);
+		free(p->seen_key);
+		free(p);
+		return -ENOMEM;
+	}
+	memcpy(p->frame, frame, len);
+	snprintf(p->seen_key, kl, BCN_LOGSRV_SEEN_KEY, s->cfg->redis_prefix, node);
+	p->len = len;
+	p->seq = seq;
+	p->fd = c->fd;
+	p->conn_id = c->id;
+	p->prev = s->pending.prev;
+	p->next = &s->pending;
+	s->pending.prev->next = p;
+	s->pending.prev = p;
+	s->st->pending_frames++;
+	s->st->pending_bytes += len;
+	c->inflight++;
+	if (s->redis_ready)
+		send_one(s, p);
+	bcn_srv_pressure(s);
+	return 0;
+}
+
+int bcn_redisq_init(struct bcn_srv *s)
+{
+	char err[128];
+
+	s->redis_ev.type = BCN_EV_REDIS;
+	s->pending.next = s->pending.prev = &s->pending;
+	snprintf(s->queue_key, sizeof(s->queue_key), BCN_LOGSRV_QUEUE_KEY,
+		 s->cfg->redis_prefix);
+	if (s->cfg->redis_password_file[0]) {
+		struct bcn_buf b;
+		int rc;
+
+		bcn_buf_init(&b, sizeof(s->password) - 1);
+		rc = bcn_buf_read_file(&b, s->cfg->redis_password_file);
+		if (rc) {
+			snprintf(err, sizeof(err), "%s", bcn_strerror(rc));
+			BCN_ERR("redis_password_file %s: %s", s->cfg->redis_password_file, err);
+			bcn_buf_free(&b);
+			return rc;
+		}
+		while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r'))
+			b.len--;
+		memcpy(s->password, b.data, b.len);
+		s->password[b.len] = '\0';
+		bcn_buf_free(&b);
+	}
+	redis_connect(s);
+	return 0;
+}
+
+void bcn_redisq_fini(struct bcn_srv *s)
+{
+	if (s->rc) {
+		redisAsyncContext *ac = s->rc;
+
+		/* pending callbacks run with NULL replies and keep p alive */
+		redisAsyncFree(ac);
+		s->rc = NULL;
+	}
+	while (s->pending.next && s->pending.next != &s->pending)
+		pending_free(s, s->pending.next);
+}

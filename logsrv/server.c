@@ -1,0 +1,629 @@
+/* The log server's event loop: listener, collector connections, the
+ * handshake, frame validation, acknowledgements, backpressure, timers and
+ * the orderly drain at shutdown. Redis is driven by redisq.c from the same
+ * loop; the flusher runs in its own thread (flusher.c). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "logsrv/server.h"
+
+#define TICK_MS 100
+#define MAX_EVENTS 256
+#define READ_CHUNK (64u << 10)
+#define OUT_MAX (4u << 20)              /* unread answers before we give up */
+#define HANDSHAKE_BODY_MAX 4096
+#define SHRINK_ABOVE (256u << 10)
+#define DRAIN_MS 10000
+
+int64_t bcn_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int ep_set(struct bcn_srv *s, int fd, void *ptr, uint32_t ev, int op)
+{
+	struct epoll_event e = { .events = ev, .data.ptr = ptr };
+
+	return epoll_ctl(s->ep, op, fd, &e) ? -errno : 0;
+}
+
+static int split_hostport(const char *s, char *host, size_t hlen, char *port,
+			  size_t plen)
+{
+	const char *colon = strrchr(s, ':');
+	size_t n;
+
+	if (!colon || !colon[1])
+		return -BCN_ESYNTAX;
+	n = (size_t)(colon - s);
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']') {
+		s++;
+		n -= 2;
+	}
+	if (n >= hlen || strlen(colon + 1) >= plen)
+		return -BCN_ERANGE;
+	memcpy(host, s, n);
+	host[n] = '\0';
+	snprintf(port, plen, "%s", colon + 1);
+	return 0;
+}
+
+static int open_listener(struct bcn_srv *s)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	char host[256], port[16];
+	int fd = -1, one = 1, rc;
+
+	rc = split_hostport(s->cfg->listen, host, sizeof(host), port, sizeof(port));
+	if (rc) {
+		BCN_ERR("listen: '%s' is not host:port", s->cfg->listen);
+		return rc;
+	}
+	rc = getaddrinfo(host[0] && strcmp(host, "*") ? host : NULL, port, &hints, &ai);
+	if (rc) {
+		BCN_ERR("listen: %s: %s", s->cfg->listen, gai_strerror(rc));
+		return -EINVAL;
+	}
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 4096)) {
+		rc = -errno;
+		BCN_ERR("listen: %s: %s", s->cfg->listen, strerror(errno));
+		goto out;
+	}
+	s->lfd = fd;
+	fd = -1;
+	s->listen_ev.type = BCN_EV_LISTEN;
+	rc = ep_set(s, s->lfd, &s->listen_ev, EPOLLIN, EPOLL_CTL_ADD);
+out:
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	return rc;
+}
+
+struct bcn_conn *bcn_srv_conn(struct bcn_srv *s, int fd, uint64_t id)
+{
+	if (fd < 0 || (size_t)fd >= s->conns_cap || !s->conns[fd])
+		return NULL;
+	return s->conns[fd]->id == id ? s->conns[fd] : NULL;
+}
+
+static void conn_close(struct bcn_srv *s, struct bcn_conn *c, const char *why)
+{
+	if (why)
+		BCN_INFO("closing %s (%s): %s", c->peer, c->node[0] ? c->node : "-", why);
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	s->conns[c->fd] = NULL;
+	bcn_buf_free(&c->in);
+	bcn_buf_free(&c->out);
+	free(c);
+	s->st->conns_open--;
+}
+
+static void conn_interest(struct bcn_srv *s, struct bcn_conn *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->paused && !c->closing)
+		ev |= EPOLLIN | EPOLLRDHUP;
+	if (c->out.len > c->out_off)
+		ev |= EPOLLOUT;
+	if (ev != c->events) {
+		c->events = ev;
+		ep_set(s, c->fd, c, ev, EPOLL_CTL_MOD);
+	}
+}
+
+/* Writes what can be written now. Returns 0, or -1 when c was closed. */
+static int conn_flush(struct bcn_srv *s, struct bcn_conn *c)
+{
+	while (c->out.len > c->out_off) {
+		ssize_t n = write(c->fd, c->out.data + c->out_off,
+				  c->out.len - c->out_off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			conn_close(s, c, "write failed");
+			return -1;
+		}
+		c->out_off += (size_t)n;
+	}
+	if (c->out_off == c->out.len) {
+		bcn_buf_reset(&c->out);
+		c->out_off = 0;
+		if (c->closing) {
+			conn_close(s, c, NULL);
+			return -1;
+		}
+	}
+	conn_interest(s, c);
+	return 0;
+}
+
+/* Answers are written once per turn of the event loop, so that the
+ * acknowledgements Redis confirmed together leave in one write. */
+void bcn_srv_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
+		 enum bcn_ack_status status)
+{
+	if (bcn_frame_ack_encode(seq, status, s->cfg->name, &c->out)) {
+		conn_close(s, c, "acknowledgements not read");
+		return;
+	}
+	if (!c->dirty) {
+		c->dirty = true;
+		s->dirty[s->ndirty++] = c->fd;
+	}
+}
+
+static void flush_dirty(struct bcn_srv *s)
+{
+	for (size_t i = 0; i < s->ndirty; i++) {
+		struct bcn_conn *c = s->conns[s->dirty[i]];
+
+		if (c && c->dirty) {
+			c->dirty = false;
+			conn_flush(s, c);
+		}
+	}
+	s->ndirty = 0;
+}
+
+static void accept_all(struct bcn_srv *s)
+{
+	for (;;) {
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
+		int one = 1, fd;
+		struct bcn_conn *c;
+
+		fd = accept4(s->lfd, (struct sockaddr *)&sa, &sl,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+				bcn_complain(&s->accept_complaint, BCN_LOG_WARNING,
+					     "accept: %s", strerror(errno));
+			return;
+		}
+		if (s->draining || s->st->conns_open >= s->cfg->max_connections ||
+		    (size_t)fd >= s->conns_cap || !(c = calloc(1, sizeof(*c)))) {
+			s->st->conns_refused++;
+			bcn_complain(&s->accept_complaint, BCN_LOG_WARNING,
+				     "refusing a connection: %" PRIu64 " open (max %" PRIu64 ")",
+				     (uint64_t)s->st->conns_open, s->cfg->max_connections);
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), port,
+			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+		c->ev.type = BCN_EV_CONN;
+		c->fd = fd;
+		c->id = ++s->next_id;
+		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
+		c->state = s->have_key ? BCN_CONN_HELLO : BCN_CONN_READY;
+		if (s->have_key)
+			bcn_auth_server_init(&c->auth, &s->key, s->cfg->name);
+		bcn_buf_init(&c->in, (size_t)s->cfg->max_frame + BCN_FRAME_HDR_LEN);
+		bcn_buf_init(&c->out, OUT_MAX);
+		c->last_ms = s->now_ms;
+		c->events = EPOLLIN | EPOLLRDHUP;
+		s->conns[fd] = c;
+		if (ep_set(s, fd, c, c->events, EPOLL_CTL_ADD)) {
+			s->conns[fd] = NULL;
+			bcn_buf_free(&c->in);
+			bcn_buf_free(&c->out);
+			free(c);
+			close(fd);
+			continue;
+		}
+		s->st->conns_accepted++;
+		s->st->conns_open++;
+		BCN_DEBUG("connection from %s", c->peer);
+	}
+}
+
+/* Handshake frames, before any data. Returns 0, or -1 to close. */
+static int handle_handshake(struct bcn_srv *s, struct bcn_conn *c)
+{
+	int rc = bcn_auth_server_step(&c->auth, &s->frame, &c->out);
+
+	if (rc < 0 || rc == BCN_AUTH_PASS) {
+		s->st->auth_failures++;
+		BCN_WARN("authentication failed for %s (node '%s'): %s", c->peer,
+			 s->frame.node, rc < 0 ? bcn_strerror(rc) : "data before WELCOME");
+		return -1;
+	}
+	if (c->auth.state == BCN_AUTH_ESTABLISHED) {
+		c->state = BCN_CONN_READY;
+		snprintf(c->node, sizeof(c->node), "%s", c->auth.node);
+		BCN_INFO("%s authenticated as %s", c->peer, c->node);
+	} else {
+		c->state = BCN_CONN_AUTH;
+	}
+	return 0;
+}
+
+static int handle_data(struct bcn_srv *s, struct bcn_conn *c,
+		       const uint8_t *p, size_t len)
+{
+	struct bcn_frame *f = &s->frame;
+	int rc;
+
+	if (c->node[0] && strcmp(c->node, f->node) != 0) {
+		BCN_WARN("%s: authenticated as %s but sent a frame as %s", c->peer,
+			 c->node, f->node);
+		return -1;
+	}
+	s->st->frames_in++;
+	s->st->bytes_in += len;
+	rc = bcn_frame_validate(f);
+	if (rc) {
+		s->st->frames_rejected++;
+		bcn_complain(&s->bad_frame_complaint, BCN_LOG_WARNING,
+			     "rejected frame %" PRIu64 " from %s (%s): %s",
+			     f->hdr.seq, f->node, c->peer, bcn_strerror(rc));
+		bcn_srv_ack(s, c, f->hdr.seq, BCN_ACK_REJECTED);
+		return 0;
+	}
+	s->st->records_in += f->hdr.count;
+	rc = bcn_redisq_submit(s, c, f->node, f->hdr.seq, p, len);
+	if (rc) {
+		BCN_ERR("cannot queue frame from %s: %s", f->node, bcn_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Decodes one frame at p. Returns bytes consumed, 0 when more bytes are
+ * needed, or -1 when the connection must be closed. */
+static ssize_t handle_frame(struct bcn_srv *s, struct bcn_conn *c,
+			    const uint8_t *p, size_t len)
+{
+	const struct bcn_frame_limits *lim =
+		c->state == BCN_CONN_READY ? &s->lim : &s->hs_lim;
+	size_t used;
+	int rc = bcn_frame_open(&s->frame, p, len, lim, &used);
+
+	if (rc == -BCN_ETRUNC)
+		return 0;
+	if (rc == -BCN_ECORRUPT && used == 0 && len >= BCN_FRAME_HDR_LEN &&
+	    s->frame.hdr.kind == BCN_FRAME_DATA && c->state == BCN_CONN_READY) {
+		/* envelope intact, content bad: reject and go on */
+		used = BCN_FRAME_HDR_LEN + s->frame.hdr.body_len;
+		s->st->frames_rejected++;
+		bcn_srv_ack(s, c, s->frame.hdr.seq, BCN_ACK_REJECTED);
+		return s->conns[c->fd] == c ? (ssize_t)used : -1;
+	}
+	if (rc) {
+		s->st->frames_bad++;
+		bcn_complain(&s->bad_frame_complaint, BCN_LOG_WARNING,
+			     "bad frame from %s (%s): %s; closing", c->peer,
+			     c->node[0] ? c->node : "unauthenticated", bcn_strerror(rc));
+		return -1;
+	}
+	if (c->state != BCN_CONN_READY)
+		rc = handle_handshake(s, c);
+	else if (s->frame.hdr.kind == BCN_FRAME_DATA)
+		rc = handle_data(s, c, p, used);
+	else
+		rc = -1;        /* handshake frames after WELCOME, or ACKs */
+	if (rc || s->conns[c->fd] != c)
+		return -1;
+	return (ssize_t)used;
+}
+
+/* Parses every complete frame in c->in. Returns 0 or -1 (closed). */
+static int conn_parse(struct bcn_srv *s, struct bcn_conn *c)
+{
+	size_t off = 0;
+
+	while (off < c->in.len && !c->paused) {
+		ssize_t n = handle_frame(s, c, c->in.data + off, c->in.len - off);
+
+		if (n < 0) {
+			if (s->conns[c->fd] == c)
+				conn_close(s, c, "protocol error");
+			return -1;
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off) {
+		memmove(c->in.data, c->in.data + off, c->in.len - off);
+		c->in.len -= off;
+	}
+	if (c->in.len == 0 && c->in.cap > SHRINK_ABOVE) {
+		bcn_buf_free(&c->in);
+		bcn_buf_init(&c->in, (size_t)s->cfg->max_frame + BCN_FRAME_HDR_LEN);
+	}
+	return conn_flush(s, c);
+}
+
+static void conn_read(struct bcn_srv *s, struct bcn_conn *c)
+{
+	for (;;) {
+		size_t room = c->in.max - c->in.len;
+		ssize_t n;
+
+		if (room > READ_CHUNK)
+			room = READ_CHUNK;
+		if (room == 0 || bcn_buf_reserve(&c->in, room)) {
+			conn_close(s, c, "out of memory for a frame");
+			return;
+		}
+		n = read(c->fd, c->in.data + c->in.len, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0) {
+			if (c->in.len)
+				BCN_WARN("%s (%s) closed in the middle of a frame "
+					 "(%zu bytes dropped; the sender resends)",
+					 c->peer, c->node, c->in.len);
+			conn_close(s, c, n < 0 ? strerror(errno) : NULL);
+			return;
+		}
+		c->in.len += (size_t)n;
+		c->last_ms = s->now_ms;
+		if (conn_parse(s, c))
+			return;
+		if (c->paused)
+			return;
+	}
+}
+
+void bcn_srv_pressure(struct bcn_srv *s)
+{
+	bool over = s->st->pending_bytes > s->cfg->pending_max;
+
+	if (over == s->paused)
+		return;
+	s->paused = over;
+	if (over)
+		BCN_WARN("%" PRIu64 " bytes wait for Redis (max %" PRIu64 "): "
+			 "pausing collectors", (uint64_t)s->st->pending_bytes,
+			 s->cfg->pending_max);
+	else
+		BCN_NOTICE("Redis caught up: resuming collectors");
+	for (size_t fd = 0; fd < s->conns_cap; fd++) {
+		struct bcn_conn *c = s->conns[fd];
+
+		if (!c)
+			continue;
+		c->paused = over;
+		conn_interest(s, c);
+		if (!over && c->in.len)
+			conn_parse(s, c);
+	}
+}
+
+static void check_timeouts(struct bcn_srv *s)
+{
+	for (size_t fd = 0; fd < s->conns_cap; fd++) {
+		struct bcn_conn *c = s->conns[fd];
+		int64_t idle;
+
+		if (!c)
+			continue;
+		idle = s->now_ms - c->last_ms;
+		if (c->state != BCN_CONN_READY && idle > s->cfg->handshake_timeout_ms)
+			conn_close(s, c, "handshake timed out");
+		else if (s->cfg->idle_timeout_ms > 0 && idle > s->cfg->idle_timeout_ms &&
+			 c->inflight == 0)
+			conn_close(s, c, "idle");
+	}
+}
+
+static void publish_stats(struct bcn_srv *s)
+{
+	const struct bcn_logsrv_stats *t = s->st;
+
+	BCN_INFO("stats: conns=%" PRIu64 " frames_in=%" PRIu64 " records_in=%" PRIu64
+		 " stored=%" PRIu64 " dup=%" PRIu64 " rejected=%" PRIu64 " bad=%" PRIu64
+		 " pending=%" PRIu64 " backlog=%" PRId64 " flushed=%" PRIu64
+		 " store_errors=%" PRIu64, (uint64_t)t->conns_open,
+		 (uint64_t)t->frames_in, (uint64_t)t->records_in,
+		 (uint64_t)t->frames_stored, (uint64_t)t->frames_duplicate,
+		 (uint64_t)t->frames_rejected, (uint64_t)t->frames_bad,
+		 (uint64_t)t->pending_frames, (int64_t)t->backlog,
+		 (uint64_t)t->flushed_records, (uint64_t)t->store_errors);
+}
+
+static void on_tick(struct bcn_srv *s, int64_t *last_slow)
+{
+	uint64_t exp;
+
+	while (read(s->tfd, &exp, sizeof(exp)) > 0)
+		;
+	bcn_redisq_tick(s);
+	if (s->now_ms - *last_slow >= 1000) {
+		*last_slow = s->now_ms;
+		check_timeouts(s);
+	}
+	if (s->now_ms - s->last_stats_ms >= s->cfg->stats_interval_ms) {
+		s->last_stats_ms = s->now_ms;
+		publish_stats(s);
+	}
+}
+
+static int setup(struct bcn_srv *s)
+{
+	struct itimerspec its = { { 0, TICK_MS * 1000000 }, { 0, TICK_MS * 1000000 } };
+	struct rlimit rl;
+	int rc;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	s->conns_cap = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20)
+		       ? (size_t)rl.rlim_cur : (1u << 20);
+	s->conns = calloc(s->conns_cap, sizeof(*s->conns));
+	s->dirty = calloc(s->conns_cap, sizeof(*s->dirty));
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (!s->conns || !s->dirty || s->ep < 0 || s->tfd < 0)
+		return -ENOMEM;
+	s->timer_ev.type = BCN_EV_TIMER;
+	timerfd_settime(s->tfd, 0, &its, NULL);
+	rc = ep_set(s, s->tfd, &s->timer_ev, EPOLLIN, EPOLL_CTL_ADD);
+	if (!rc)
+		rc = open_listener(s);
+	if (!rc)
+		rc = bcn_redisq_init(s);
+	return rc;
+}
+
+static void dispatch(struct bcn_srv *s, struct epoll_event *e, int64_t *last_slow)
+{
+	struct bcn_ev *ev = e->data.ptr;
+	struct bcn_conn *c;
+
+	switch (ev->type) {
+	case BCN_EV_LISTEN:
+		accept_all(s);
+		break;
+	case BCN_EV_TIMER:
+		on_tick(s, last_slow);
+		break;
+	case BCN_EV_REDIS:
+		bcn_redisq_event(s, e->events);
+		break;
+	case BCN_EV_CONN:
+		c = (struct bcn_conn *)ev;
+		if (e->events & EPOLLOUT && conn_flush(s, c))
+			break;
+		if (e->events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
+			conn_read(s, c);
+		break;
+	}
+}
+
+static void teardown(struct bcn_srv *s)
+{
+	for (size_t fd = 0; s->conns && fd < s->conns_cap; fd++)
+		if (s->conns[fd])
+			conn_close(s, s->conns[fd], NULL);
+	bcn_redisq_fini(s);
+	bcn_frame_free(&s->frame);
+	free(s->conns);
+	free(s->dirty);
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->tfd >= 0)
+		close(s->tfd);
+	if (s->ep >= 0)
+		close(s->ep);
+}
+
+static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
+{
+	struct epoll_event evs[MAX_EVENTS];
+	int64_t last_slow = 0, drain_until = 0;
+
+	for (;;) {
+		int n = epoll_wait(s->ep, evs, MAX_EVENTS, TICK_MS);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		s->now_ms = bcn_now_ms();
+		for (int i = 0; i < n; i++)
+			dispatch(s, &evs[i], &last_slow);
+		flush_dirty(s);
+		if (*stop && !s->draining) {
+			BCN_NOTICE("stopping: %" PRIu64 " frames still wait for Redis",
+				   (uint64_t)s->st->pending_frames);
+			s->draining = true;
+			drain_until = s->now_ms + DRAIN_MS;
+			epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL);
+		}
+		if (s->draining && (s->st->pending_frames == 0 || s->now_ms > drain_until))
+			return 0;
+	}
+}
+
+int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
+		   volatile sig_atomic_t *stop, struct bcn_logsrv_stats *stats)
+{
+	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_flusher *fl = NULL;
+	struct bcn_srv s;
+	char err[256];
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.st = stats;
+	s.lfd = s.tfd = s.ep = -1;
+	s.now_ms = bcn_now_ms();
+	s.last_stats_ms = s.now_ms;
+	lim.max_body = (uint32_t)cfg->max_frame;
+	lim.max_raw = (uint32_t)cfg->max_raw;
+	lim.max_records = (uint32_t)cfg->max_records;
+	s.lim = lim;
+	s.hs_lim = lim;
+	s.hs_lim.max_body = HANDSHAKE_BODY_MAX;
+	bcn_frame_init(&s.frame);
+	if (cfg->auth_key_file[0]) {
+		rc = bcn_auth_key_load(cfg->auth_key_file, &s.key, err, sizeof(err));
+		if (rc) {
+			BCN_ERR("auth_key_file: %s", err);
+			goto out;
+		}
+		s.have_key = true;
+	} else if (cfg->auth_required) {
+		BCN_ERR("auth_key_file is not set and auth_required is yes");
+		rc = -EINVAL;
+		goto out;
+	} else {
+		BCN_WARN("authentication is off: any collector may send records");
+	}
+	rc = setup(&s);
+	if (rc)
+		goto out;
+	if (cfg->flusher) {
+		rc = bcn_flusher_start(cfg, stats, &fl);
+		if (rc)
+			goto out;
+	}
+	BCN_NOTICE("listening on %s, Redis %s:%" PRIu64 ", store %s",
+		   cfg->listen, cfg->redis_host, cfg->redis_port,
+		   cfg->flusher ? (cfg->store.cfg.backend == BCN_STORE_SQLITE ?
+				   cfg->store.cfg.dir : cfg->store.cfg.url) : "(flusher off)");
+	rc = loop(&s, stop);
+	publish_stats(&s);
+out:
+	if (fl)
+		bcn_flusher_stop(fl);
+	teardown(&s);
+	return rc;
+}

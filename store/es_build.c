@@ -1,0 +1,463 @@
+/* Request bodies and names of the OpenSearch / Elasticsearch backend. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/timefmt.h"
+#include "store/es_build.h"
+
+#define NS_PER_MS 1000000ll
+#define DATE_LEN 10                     /* YYYY.MM.DD */
+#define FNV128_HEX 32
+
+static const char *const total_names[] = {
+	"read_bytes", "write_bytes", "read_ops", "write_ops", "meta_ops",
+	"other_ops",
+};
+#define NTOTALS (sizeof(total_names) / sizeof(total_names[0]))
+
+int bcn_es_check_prefix(const char *prefix)
+{
+	size_t n = strnlen(prefix, BCN_STORE_PREFIX_MAX);
+
+	if (n == 0 || n >= BCN_STORE_PREFIX_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		char c = prefix[i];
+		int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+
+		if (!alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int64_t bcn_es_day(int64_t t)
+{
+	return bcn_timefmt_floor_div(t, BCN_STORE_DAY_NS);
+}
+
+/* YYYY.MM.DD of a day since the epoch; the int64 range of t keeps the
+ * year within 1677..2262. */
+static int day_str(int64_t day, char out[DATE_LEN + 1])
+{
+	int64_t y, m, d;
+	int rc = bcn_timefmt_civil(day, &y, &m, &d);
+
+	if (rc)
+		return rc;
+	snprintf(out, DATE_LEN + 1, "%04u.%02u.%02u", (unsigned)y % 10000u,
+		 (unsigned)m % 100u, (unsigned)d % 100u);
+	return 0;
+}
+
+static int day_index(const char *prefix, int layer, int64_t day, char *out,
+		     size_t outlen)
+{
+	char date[DATE_LEN + 1];
+	int n, rc;
+
+	if (layer <= 0 || layer >= BCN_LAYER_MAX)
+		return -EINVAL;
+	rc = day_str(day, date);
+	if (rc)
+		return rc;
+	n = snprintf(out, outlen, "%s-%s-%s", prefix, bcn_layer_name((unsigned)layer),
+		     date);
+	return n < 0 || (size_t)n >= outlen ? -BCN_EFULL : 0;
+}
+
+int bcn_es_index_name(const char *prefix, int layer, int64_t t, char *out,
+		      size_t outlen)
+{
+	return day_index(prefix, layer, bcn_es_day(t), out, outlen);
+}
+
+/* Parses exactly n decimal digits. */
+static int digits(const char *p, int n, int *out)
+{
+	*out = 0;
+	for (int i = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -BCN_ESYNTAX;
+		*out = *out * 10 + (p[i] - '0');
+	}
+	return 0;
+}
+
+int bcn_es_parse_index_name(const char *name, const char *prefix, int *layer,
+			    int64_t *day)
+{
+	size_t plen = strlen(prefix), n = strlen(name);
+	const char *rest, *date;
+	int y, m, d;
+
+	if (n < plen + 1 + DATE_LEN + 2 || strncmp(name, prefix, plen) != 0 ||
+	    name[plen] != '-')
+		return -BCN_ESYNTAX;
+	rest = name + plen + 1;
+	date = name + n - DATE_LEN;
+	if (date[-1] != '-' || date[4] != '.' || date[7] != '.' ||
+	    digits(date, 4, &y) || digits(date + 5, 2, &m) ||
+	    digits(date + 8, 2, &d))
+		return -BCN_ESYNTAX;
+	*layer = 0;
+	for (int l = 1; l < BCN_LAYER_MAX; l++) {
+		const char *ln = bcn_layer_name((unsigned)l);
+
+		if (strlen(ln) == (size_t)(date - 1 - rest) &&
+		    strncmp(rest, ln, strlen(ln)) == 0)
+			*layer = l;
+	}
+	if (!*layer || bcn_timefmt_days(y, m, d, day))
+		return -BCN_ESYNTAX;
+	return 0;
+}
+
+size_t bcn_utf8_valid(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i], len, lo = 0x80, hi = 0xbf;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			len = 2;
+		else if (c >= 0xe0 && c <= 0xef)
+			len = 3;
+		else if (c >= 0xf0 && c <= 0xf4)
+			len = 4;
+		else
+			return i;
+		if (c == 0xe0)
+			lo = 0xa0;              /* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;              /* surrogates */
+		else if (c == 0xf0)
+			lo = 0x90;              /* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;              /* above U+10FFFF */
+		if (n - i < len || s[i + 1] < lo || s[i + 1] > hi)
+			return i;
+		for (unsigned k = 2; k < len; k++)
+			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
+				return i;
+		i += len;
+	}
+	return n;
+}
+
+int bcn_utf8_sanitize(struct bcn_buf *b, size_t from, size_t *replaced)
+{
+	static const char fffd[] = "\xef\xbf\xbd";
+	size_t i = from, bad = 0, len = b->len;
+	struct bcn_buf tmp;
+	int rc = 0;
+
+	*replaced = 0;
+	if (from >= len ||
+	    bcn_utf8_valid((const char *)b->data + from, len - from) == len - from)
+		return 0;
+	bcn_buf_init(&tmp, b->max);
+	rc = bcn_buf_add(&tmp, b->data, from);
+	while (rc == 0 && i < len) {
+		size_t ok = bcn_utf8_valid((const char *)b->data + i, len - i);
+
+		rc = bcn_buf_add(&tmp, b->data + i, ok);
+		i += ok;
+		if (rc == 0 && i < len) {
+			rc = bcn_buf_add(&tmp, fffd, 3);
+			bad++;
+			i++;
+		}
+	}
+	if (rc) {
+		bcn_buf_free(&tmp);
+		return rc;
+	}
+	bcn_buf_free(b);
+	*b = tmp;
+	*replaced = bad;
+	return 0;
+}
+
+/* 128-bit FNV-1a of a string, as 32 hex digits. */
+static void fnv128(const char *s, char out[FNV128_HEX + 1])
+{
+	__extension__ typedef unsigned __int128 u128;
+	const u128 prime = ((u128)0x1000000ull << 64) | 0x13bull;
+	u128 h = ((u128)0x6c62272e07bb0142ull << 64) | 0x62b821756295c58dull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= prime;
+	}
+	snprintf(out, FNV128_HEX + 1, "%016" PRIx64 "%016" PRIx64,
+		 (uint64_t)(h >> 64), (uint64_t)h);
+}
+
+int bcn_es_doc_id(const char *node, uint64_t seq, uint32_t idx, char *out,
+		  size_t outlen)
+{
+	size_t n = strlen(node);
+	char hash[FNV128_HEX + 1];
+	int w;
+
+	if (n <= BCN_ES_ID_NODE_MAX && bcn_utf8_valid(node, n) == n) {
+		w = snprintf(out, outlen, "%s:%" PRIu64 ":%" PRIu32, node, seq, idx);
+	} else {
+		size_t head = bcn_utf8_valid(node, n < BCN_ES_ID_NODE_MAX ?
+					     n : BCN_ES_ID_NODE_MAX);
+
+		/* a verbatim name equals this form only if it ends in '#'
+		 * and this very hash: a 128-bit collision */
+		fnv128(node, hash);
+		w = snprintf(out, outlen, "%.*s#%s:%" PRIu64 ":%" PRIu32,
+			     (int)head, node, hash, seq, idx);
+	}
+	return w < 0 || (size_t)w >= outlen ? -BCN_EFULL : 0;
+}
+
+static int add_totals(struct bcn_buf *b, const struct bcn_record *r)
+{
+	struct bcn_record_totals t;
+	const uint64_t *v = &t.read_bytes;
+	int rc = 0;
+
+	bcn_record_totals(r, &t);
+	for (size_t i = 0; rc == 0 && i < NTOTALS; i++)
+		rc = bcn_buf_printf(b, ",\"%s\":%" PRIu64, total_names[i],
+				    v[i] > INT64_MAX ? (uint64_t)INT64_MAX : v[i]);
+	return rc;
+}
+
+static int bulk_lines(struct bcn_buf *b, const char *prefix,
+		      const struct bcn_store_item *it)
+{
+	const struct bcn_record *r = it->rec;
+	const struct bcn_record_desc *d = bcn_record_desc(r->type);
+	char index[BCN_ES_INDEX_MAX], id[BCN_ES_ID_MAX + 1];
+	char entity[BCN_ENTITY_MAX];
+	int rc;
+
+	if (!d || !r->node)
+		return -BCN_ERANGE;
+	rc = bcn_es_index_name(prefix, d->layer, r->t, index, sizeof(index));
+	if (!rc)
+		rc = bcn_es_doc_id(r->node, it->seq, it->idx, id, sizeof(id));
+	if (!rc)
+		rc = bcn_record_entity(r, entity, sizeof(entity));
+	if (!rc)
+		rc = bcn_buf_printf(b, "{\"index\":{\"_index\":\"%s\",\"_id\":",
+				    index);
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, id);
+	if (!rc)
+		rc = bcn_buf_adds(b, "}}\n{\"node\":");
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, r->node);
+	if (!rc)
+		rc = bcn_buf_printf(b, ",\"seq\":\"%020" PRIu64 "\",\"idx\":%" PRIu32
+				    ",\"layer\":\"%s\",\"type\":\"%s\",\"entity\":",
+				    it->seq, it->idx, bcn_layer_name(d->layer),
+				    d->name);
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, entity);
+	if (!rc)
+		rc = bcn_buf_printf(b, ",\"job\":\"%" PRIu64 "\",\"t\":%" PRId64
+				    ",\"ts\":%" PRId64 ",\"dur\":%" PRId64,
+				    r->job, r->t,
+				    bcn_timefmt_floor_div(r->t, NS_PER_MS), r->dur);
+	if (!rc)
+		rc = add_totals(b, r);
+	if (!rc)
+		rc = bcn_buf_adds(b, ",\"record\":");
+	if (!rc)
+		rc = bcn_record_to_json(r, b);
+	return rc ? rc : bcn_buf_adds(b, "}\n");
+}
+
+int bcn_es_bulk_add(struct bcn_buf *b, const char *prefix,
+		    const struct bcn_store_item *it, size_t *replaced)
+{
+	size_t start = b->len;
+	int rc;
+
+	*replaced = 0;
+	rc = bulk_lines(b, prefix, it);
+	if (!rc)
+		rc = bcn_utf8_sanitize(b, start, replaced);
+	if (rc)
+		b->len = start;
+	return rc;
+}
+
+int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
+		    int replicas)
+{
+	size_t start = b->len;
+	int rc;
+
+	rc = bcn_buf_adds(b, "{\"index_patterns\":[");
+	for (int l = 1; rc == 0 && l < BCN_LAYER_MAX; l++)
+		rc = bcn_buf_printf(b, "%s\"%s-%s-*\"", l > 1 ? "," : "", prefix,
+				    bcn_layer_name((unsigned)l));
+	if (!rc)
+		rc = bcn_buf_printf(b, "],\"priority\":500,\"_meta\":"
+			"{\"beacon_record_version\":%d},\"template\":{"
+			"\"settings\":{\"index\":{\"number_of_shards\":%d,"
+			"\"number_of_replicas\":%d,\"refresh_interval\":\"1s\"}},"
+			"\"mappings\":{\"dynamic\":\"strict\",\"properties\":{"
+			"\"node\":{\"type\":\"keyword\"},"
+			"\"seq\":{\"type\":\"keyword\"},"
+			"\"idx\":{\"type\":\"long\"},"
+			"\"layer\":{\"type\":\"keyword\"},"
+			"\"type\":{\"type\":\"keyword\"},"
+			"\"entity\":{\"type\":\"keyword\"},"
+			"\"job\":{\"type\":\"keyword\"},"
+			"\"t\":{\"type\":\"long\"},"
+			"\"ts\":{\"type\":\"date\",\"format\":\"epoch_millis\"},"
+			"\"dur\":{\"type\":\"long\"},",
+			BCN_RECORD_VERSION, shards, replicas);
+	for (size_t i = 0; rc == 0 && i < NTOTALS; i++)
+		rc = bcn_buf_printf(b, "\"%s\":{\"type\":\"long\"},",
+				    total_names[i]);
+	if (!rc)
+		rc = bcn_buf_adds(b, "\"record\":{\"type\":\"object\","
+				  "\"enabled\":false}}}}}");
+	if (rc)
+		b->len = start;
+	return rc;
+}
+
+int bcn_es_query_indices(const char *prefix, const struct bcn_store_query *q,
+			 char *out, size_t outlen)
+{
+	int64_t first, last;
+	size_t used = 0;
+	int n, rc;
+
+	if (q->layer <= 0 || q->layer >= BCN_LAYER_MAX)
+		return -EINVAL;
+	first = bcn_es_day(q->from);
+	last = q->to > q->from ? bcn_es_day(q->to - 1) : first;
+	if (last - first >= BCN_ES_NAMED_DAYS) {
+		n = snprintf(out, outlen, "%s-%s-*", prefix,
+			     bcn_layer_name((unsigned)q->layer));
+		return n < 0 || (size_t)n >= outlen ? -BCN_EFULL : 0;
+	}
+	for (int64_t d = first; d <= last; d++) {
+		if (used + 1 >= outlen)
+			return -BCN_EFULL;
+		if (d > first)
+			out[used++] = ',';
+		rc = day_index(prefix, q->layer, d, out + used, outlen - used);
+		if (rc)
+			return rc;
+		used += strlen(out + used);
+	}
+	return 0;
+}
+
+int bcn_es_query(struct bcn_buf *b, const struct bcn_store_query *q)
+{
+	size_t start = b->len, bad;
+	int rc;
+
+	rc = bcn_buf_printf(b, "{\"bool\":{\"filter\":[{\"term\":{\"layer\":\"%s\"}},"
+			    "{\"range\":{\"t\":{\"gte\":%" PRId64 ",\"lt\":%" PRId64
+			    "}}}", bcn_layer_name((unsigned)q->layer), q->from,
+			    q->to);
+	if (!rc && q->entity) {
+		size_t at = b->len;
+
+		rc = bcn_buf_adds(b, ",{\"term\":{\"entity\":");
+		if (!rc)
+			rc = bcn_buf_add_json_str(b, q->entity);
+		if (!rc)
+			rc = bcn_utf8_sanitize(b, at, &bad);
+		if (!rc)
+			rc = bcn_buf_adds(b, "}}");
+	}
+	if (!rc && q->job)
+		rc = bcn_buf_printf(b, ",{\"term\":{\"job\":\"%" PRIu64 "\"}}",
+				    q->job);
+	if (!rc)
+		rc = bcn_buf_adds(b, "]}}");
+	if (rc)
+		b->len = start;
+	return rc;
+}
+
+int bcn_es_search_body(struct bcn_buf *b, const struct bcn_store_query *q,
+		       size_t size, const char *after)
+{
+	size_t start = b->len;
+	int rc;
+
+	rc = bcn_buf_printf(b, "{\"size\":%zu,\"track_total_hits\":false,"
+			    "\"_source\":[\"record\"],\"query\":", size);
+	if (!rc)
+		rc = bcn_es_query(b, q);
+	if (!rc)
+		rc = bcn_buf_adds(b, ",\"sort\":[{\"t\":\"asc\"},{\"node\":\"asc\"},"
+				  "{\"seq\":\"asc\"},{\"idx\":\"asc\"}]");
+	if (!rc && after)
+		rc = bcn_buf_printf(b, ",\"search_after\":%s", after);
+	if (!rc)
+		rc = bcn_buf_adds(b, "}");
+	if (rc)
+		b->len = start;
+	return rc;
+}
+
+int bcn_es_count_body(struct bcn_buf *b, const struct bcn_store_query *q)
+{
+	size_t start = b->len;
+	int rc;
+
+	rc = bcn_buf_adds(b, "{\"query\":");
+	if (!rc)
+		rc = bcn_es_query(b, q);
+	if (!rc)
+		rc = bcn_buf_adds(b, "}");
+	if (rc)
+		b->len = start;
+	return rc;
+}
+
+int bcn_es_sum_body(struct bcn_buf *b, const struct bcn_store_query *q,
+		    int64_t interval_ms, size_t size, int has_after,
+		    int64_t after_ms)
+{
+	size_t start = b->len;
+	int rc;
+
+	rc = bcn_buf_adds(b, "{\"size\":0,\"track_total_hits\":false,\"query\":");
+	if (!rc)
+		rc = bcn_es_query(b, q);
+	if (!rc)
+		rc = bcn_buf_printf(b, ",\"aggs\":{\"b\":{\"composite\":{\"size\":%zu,"
+				    "\"sources\":[{\"t\":{\"date_histogram\":{"
+				    "\"field\":\"ts\",\"fixed_interval\":\"%" PRId64
+				    "ms\"}}}]", size, interval_ms);
+	if (!rc && has_after)
+		rc = bcn_buf_printf(b, ",\"after\":{\"t\":%" PRId64 "}", after_ms);
+	if (!rc)
+		rc = bcn_buf_adds(b, "},\"aggs\":{");
+	for (size_t i = 0; rc == 0 && i < NTOTALS; i++)
+		rc = bcn_buf_printf(b, "%s\"%s\":{\"sum\":{\"field\":\"%s\"}}",
+				    i ? "," : "", total_names[i], total_names[i]);
+	if (!rc)
+		rc = bcn_buf_adds(b, "}}}}");
+	if (rc)
+		b->len = start;
+	return rc;
+}

@@ -1,0 +1,945 @@
+/* The embedded record store backend: one SQLite database per UTC day of
+ * record time, <dir>/beacon-YYYYMMDD.db, in WAL mode with synchronous=FULL
+ * so that a batch is on disk when append returns 0. Records are kept whole
+ * as compact binary (the frame codec's one-record payload) next to the
+ * columns the queries filter, order and sum on. docs/store.md describes
+ * the layout.
+ *
+ * uint64 values (seq, job, the totals) are stored as the int64 with the
+ * same 64 bits; sums add the low and high 32-bit halves separately, so
+ * they are exact for every value, and scans order seq as unsigned.
+ *
+ * A handle is used by one thread at a time; a scan or sum callback must
+ * not call back into the same handle (it gets -EBUSY). */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "common/error.h"
+#include "common/frame.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "store/store.h"
+
+#define SQ_OPEN_DAYS 8                  /* day databases kept open (LRU) */
+#define SQ_MAX_DAYS 100000              /* day files one query considers */
+#define SQ_SCHEMA_VERSION 1             /* PRAGMA user_version */
+#define SQ_BLOB_MAX (1u << 20)          /* one packed record; a record's
+					 * strings are at most 5 x 4096 B */
+#define SQ_NAME_LEN 18                  /* "beacon-YYYYMMDD.db" */
+#define SQ_SUFFIX_MAX 8                 /* "-wal", "-shm" and the NUL */
+#define SQ_HALF_MASK 0xffffffffull
+
+/* Cached statements of one day database. */
+enum sq_stmt {
+	SQ_BEGIN, SQ_COMMIT, SQ_ROLLBACK, SQ_INSERT,
+	SQ_SCAN,                        /* + 1 entity, + 2 job, + 3 both */
+	SQ_SUM = SQ_SCAN + 4,
+	SQ_COUNT = SQ_SUM + 4,
+	SQ_NSTMT = SQ_COUNT + 4
+};
+
+#define SQ_COLS "node, seq, idx, layer, type, entity, job, t, dur, " \
+	"read_bytes, write_bytes, read_ops, write_ops, meta_ops, other_ops, rec"
+
+/* Parameters: ?1 layer, ?2 from, ?3 to, ?4 entity, ?5 job, ?6 limit,
+ * ?7 bucket width. */
+#define SQ_WHERE " FROM records WHERE layer = ?1 AND t >= ?2 AND t < ?3"
+#define SQ_E " AND entity = ?4"
+#define SQ_J " AND job = ?5"
+/* unsigned order of seq: its int64 image is negative from 2^63 on */
+#define SQ_SCAN_SQL(w) "SELECT node, rec" SQ_WHERE w \
+	" ORDER BY t, node, seq < 0, seq, idx LIMIT ?6"
+#define SQ_HALVES(c) "SUM(" c " & 4294967295), SUM((" c " >> 32) & 4294967295)"
+/* floor(t / width) without overflow, also for negative t */
+#define SQ_SUM_SQL(w) "SELECT CASE WHEN t >= 0 THEN t / ?7 " \
+	"ELSE -((-1 - t) / ?7) - 1 END AS k, COUNT(*), " \
+	SQ_HALVES("read_bytes") ", " SQ_HALVES("write_bytes") ", " \
+	SQ_HALVES("read_ops") ", " SQ_HALVES("write_ops") ", " \
+	SQ_HALVES("meta_ops") ", " SQ_HALVES("other_ops") \
+	SQ_WHERE w " GROUP BY k ORDER BY k"
+#define SQ_COUNT_SQL(w) "SELECT COUNT(*)" SQ_WHERE w
+
+static const char *const sq_sql[SQ_NSTMT] = {
+	[SQ_BEGIN] = "BEGIN IMMEDIATE",
+	[SQ_COMMIT] = "COMMIT",
+	[SQ_ROLLBACK] = "ROLLBACK",
+	[SQ_INSERT] = "INSERT OR IGNORE INTO records (" SQ_COLS ") VALUES "
+		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"?15, ?16)",
+	[SQ_SCAN] = SQ_SCAN_SQL(""),
+	[SQ_SCAN + 1] = SQ_SCAN_SQL(SQ_E),
+	[SQ_SCAN + 2] = SQ_SCAN_SQL(SQ_J),
+	[SQ_SCAN + 3] = SQ_SCAN_SQL(SQ_E SQ_J),
+	[SQ_SUM] = SQ_SUM_SQL(""),
+	[SQ_SUM + 1] = SQ_SUM_SQL(SQ_E),
+	[SQ_SUM + 2] = SQ_SUM_SQL(SQ_J),
+	[SQ_SUM + 3] = SQ_SUM_SQL(SQ_E SQ_J),
+	[SQ_COUNT] = SQ_COUNT_SQL(""),
+	[SQ_COUNT + 1] = SQ_COUNT_SQL(SQ_E),
+	[SQ_COUNT + 2] = SQ_COUNT_SQL(SQ_J),
+	[SQ_COUNT + 3] = SQ_COUNT_SQL(SQ_E SQ_J),
+};
+
+/* Run once per new database, in one transaction. */
+static const char *const sq_schema[] = {
+	"CREATE TABLE IF NOT EXISTS records ("
+	"node TEXT NOT NULL, seq INTEGER NOT NULL, idx INTEGER NOT NULL, "
+	"layer INTEGER NOT NULL, type INTEGER NOT NULL, "
+	"entity TEXT NOT NULL, job INTEGER NOT NULL, "
+	"t INTEGER NOT NULL, dur INTEGER NOT NULL, "
+	"read_bytes INTEGER NOT NULL, write_bytes INTEGER NOT NULL, "
+	"read_ops INTEGER NOT NULL, write_ops INTEGER NOT NULL, "
+	"meta_ops INTEGER NOT NULL, other_ops INTEGER NOT NULL, "
+	"rec BLOB NOT NULL, PRIMARY KEY (node, seq, idx))",
+	"CREATE INDEX IF NOT EXISTS records_t ON records (layer, t)",
+	"CREATE INDEX IF NOT EXISTS records_entity ON records (layer, entity, t)",
+	"CREATE INDEX IF NOT EXISTS records_job ON records (layer, job, t)",
+	"PRAGMA user_version = 1",
+};
+
+struct sq_day {
+	sqlite3 *db;                    /* NULL: free slot */
+	int64_t day;                    /* days since 1970-01-01 */
+	uint64_t used;                  /* LRU clock */
+	sqlite3_stmt *st[SQ_NSTMT];     /* prepared on first use */
+};
+
+struct sq_store {
+	struct bcn_store base;
+	struct sq_day days[SQ_OPEN_DAYS];
+	uint64_t clock;
+	bool busy;                      /* inside an operation */
+	struct bcn_frame_builder fb;    /* packs records */
+	struct bcn_buf blob;
+	struct bcn_frame frame;         /* unpacks them */
+	struct bcn_complain complain;   /* repeated write failures */
+	char entity[BCN_ENTITY_MAX];
+	char path[PATH_MAX];
+};
+
+/* A batch item and the day it goes to. */
+struct sq_ref {
+	int64_t day;
+	size_t i;
+};
+
+/* Buckets of a sum, merged across day files. */
+struct sq_sum {
+	bcn_store_bucket_fn *fn;
+	void *arg;
+	int64_t width;
+	bool have;
+	int64_t k;                      /* bucket number of b */
+	struct bcn_store_bucket b;
+};
+
+static const struct bcn_frame_limits sq_lim = BCN_FRAME_LIMITS_DEFAULT;
+
+/* The two's complement bijection between uint64 and SQLite's int64. */
+static int64_t u2i(uint64_t v)
+{
+	int64_t r;
+
+	memcpy(&r, &v, sizeof(r));
+	return r;
+}
+
+static uint64_t i2u(int64_t v)
+{
+	uint64_t r;
+
+	memcpy(&r, &v, sizeof(r));
+	return r;
+}
+
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	if (__builtin_add_overflow(*a, b, a))
+		*a = UINT64_MAX;
+}
+
+static int sq_code(int src)
+{
+	switch (src & 0xff) {
+	case SQLITE_OK: return 0;
+	case SQLITE_BUSY: case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_NOMEM: return -ENOMEM;
+	case SQLITE_READONLY: return -EROFS;
+	case SQLITE_PERM: case SQLITE_AUTH: return -EACCES;
+	case SQLITE_FULL: return -ENOSPC;
+	case SQLITE_CORRUPT: case SQLITE_NOTADB: return -BCN_ECORRUPT;
+	case SQLITE_TOOBIG: return -BCN_ETOOBIG;
+	case SQLITE_CONSTRAINT: case SQLITE_MISMATCH: case SQLITE_RANGE:
+		return -EINVAL;
+	default: return -EIO;
+	}
+}
+
+/* Logs a failure of a day database (rate-limited) and returns its code. */
+static int sq_fail(struct sq_store *s, sqlite3 *db, const char *what, int src)
+{
+	const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
+
+	bcn_complain(&s->complain, BCN_LOG_ERR, "store: %s: %s: %s",
+		     file && file[0] ? file : s->path, what,
+		     db ? sqlite3_errmsg(db) : sqlite3_errstr(src));
+	return sq_code(src);
+}
+
+/* Writes the path of a day's file plus suffix into s->path. */
+static int day_path(struct sq_store *s, int64_t day, const char *suffix)
+{
+	int64_t y, m, d;
+	int n;
+
+	if (bcn_timefmt_civil(day, &y, &m, &d))
+		return -BCN_ERANGE;
+	n = snprintf(s->path, sizeof(s->path), "%s/beacon-%04" PRId64 "%02"
+		     PRId64 "%02" PRId64 ".db%s", s->base.cfg.dir, y, m, d,
+		     suffix);
+	return n < 0 || (size_t)n >= sizeof(s->path) ? -ENAMETOOLONG : 0;
+}
+
+/* The day a file name "beacon-YYYYMMDD.db" stands for. Returns 0, or
+ * -BCN_ESYNTAX for a name that is not a day file's. */
+static int day_of_name(const char *name, int64_t *day)
+{
+	int64_t v[3] = { 0, 0, 0 };
+	static const int width[3] = { 4, 2, 2 };
+	const char *p = name + 7;
+
+	if (strlen(name) != SQ_NAME_LEN || memcmp(name, "beacon-", 7) ||
+	    strcmp(name + 15, ".db"))
+		return -BCN_ESYNTAX;
+	for (int f = 0; f < 3; f++) {
+		for (int k = 0; k < width[f]; k++, p++) {
+			if (*p < '0' || *p > '9')
+				return -BCN_ESYNTAX;
+			v[f] = v[f] * 10 + (*p - '0');
+		}
+	}
+	return bcn_timefmt_days(v[0], v[1], v[2], day) ? -BCN_ESYNTAX : 0;
+}
+
+static int cmp_day(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The days in [first, last] that have a file, ascending, in *out
+ * (malloc'd, may be NULL when *n is 0). */
+static int list_days(struct sq_store *s, int64_t first, int64_t last,
+		     int64_t **out, size_t *n)
+{
+	int64_t *v = NULL, *nv, day;
+	size_t cap = 0, cnt = 0;
+	struct dirent *de;
+	int rc = 0;
+	DIR *dir;
+
+	*out = NULL;
+	*n = 0;
+	dir = opendir(s->base.cfg.dir);
+	if (!dir) {
+		rc = -errno;
+		BCN_ERR("store %s: %s", s->base.cfg.dir, strerror(errno));
+		return rc;
+	}
+	for (errno = 0; (de = readdir(dir)) != NULL; errno = 0) {
+		if (day_of_name(de->d_name, &day) || day < first || day > last)
+			continue;
+		if (cnt == SQ_MAX_DAYS) {
+			rc = -BCN_EFULL;
+			goto out;
+		}
+		if (cnt == cap) {
+			cap = cap ? cap * 2 : 64;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			v = nv;
+		}
+		v[cnt++] = day;
+	}
+	if (errno) {
+		rc = -errno;
+		BCN_ERR("store %s: reading the directory: %s", s->base.cfg.dir,
+			strerror(errno));
+		goto out;
+	}
+	if (cnt)
+		qsort(v, cnt, sizeof(*v), cmp_day);
+out:
+	closedir(dir);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+static void day_close(struct sq_day *dd)
+{
+	if (!dd->db)
+		return;
+	for (int k = 0; k < SQ_NSTMT; k++)
+		sqlite3_finalize(dd->st[k]);
+	if (sqlite3_close_v2(dd->db) != SQLITE_OK)
+		BCN_WARN("store: closing a day database: %s",
+			 sqlite3_errmsg(dd->db));
+	memset(dd, 0, sizeof(*dd));
+}
+
+/* The cached statement id of dd, prepared on first use and reset. */
+static int day_stmt(struct sq_store *s, struct sq_day *dd, int id,
+		    sqlite3_stmt **out)
+{
+	int src;
+
+	if (!dd->st[id]) {
+		src = sqlite3_prepare_v3(dd->db, sq_sql[id], -1,
+					 SQLITE_PREPARE_PERSISTENT,
+					 &dd->st[id], NULL);
+		if (src != SQLITE_OK)
+			return sq_fail(s, dd->db, "preparing a statement", src);
+	}
+	sqlite3_reset(dd->st[id]);
+	sqlite3_clear_bindings(dd->st[id]);
+	*out = dd->st[id];
+	return 0;
+}
+
+/* Runs one statement without parameters to completion; *val (may be
+ * NULL) gets the first column of its (last) row, if it has any. */
+static int run_sql(sqlite3 *db, const char *sql, int64_t *val)
+{
+	sqlite3_stmt *st;
+	int src;
+
+	src = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return src;
+	while ((src = sqlite3_step(st)) == SQLITE_ROW)
+		if (val)
+			*val = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return src == SQLITE_DONE ? SQLITE_OK : src;
+}
+
+/* Switches db to WAL mode; fails when the file system cannot have it. */
+static int set_wal(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	const char *mode;
+	int src;
+
+	src = sqlite3_prepare_v2(db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+	if (src != SQLITE_OK)
+		return src;
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		mode = (const char *)sqlite3_column_text(st, 0);
+		src = mode && strcmp(mode, "wal") == 0 ? SQLITE_OK :
+		      SQLITE_CANTOPEN;
+	}
+	sqlite3_finalize(st);
+	return src;
+}
+
+/* Sets up a freshly opened database: WAL, durability, schema. */
+static int day_setup(struct sq_store *s, sqlite3 *db)
+{
+	int64_t version = 0;
+	int src;
+
+	src = sqlite3_busy_timeout(db, s->base.cfg.timeout_ms > INT_MAX ?
+				   INT_MAX : (int)s->base.cfg.timeout_ms);
+	if (src == SQLITE_OK)
+		src = set_wal(db);
+	if (src == SQLITE_OK)
+		src = run_sql(db, "PRAGMA synchronous = FULL", NULL);
+	if (src == SQLITE_OK)
+		src = run_sql(db, "PRAGMA user_version", &version);
+	if (src != SQLITE_OK)
+		return sq_fail(s, db, "opening", src);
+	if (version == SQ_SCHEMA_VERSION)
+		return 0;
+	if (version != 0) {
+		BCN_ERR("store %s: %s has schema version %" PRId64 ", this "
+			"beacon knows %d", s->base.cfg.dir, s->path, version,
+			SQ_SCHEMA_VERSION);
+		return -BCN_EVERSION;
+	}
+	src = run_sql(db, "BEGIN IMMEDIATE", NULL);
+	for (size_t k = 0; src == SQLITE_OK &&
+	     k < sizeof(sq_schema) / sizeof(sq_schema[0]); k++)
+		src = run_sql(db, sq_schema[k], NULL);
+	if (src == SQLITE_OK)
+		src = run_sql(db, "COMMIT", NULL);
+	if (src != SQLITE_OK) {
+		int rc = sq_fail(s, db, "creating the schema", src);
+
+		run_sql(db, "ROLLBACK", NULL);
+		return rc;
+	}
+	return 0;
+}
+
+/* The open database of a day, opening (and with create, creating) it in
+ * the least recently used slot. Returns 0, -ENOENT when the file does not
+ * exist and create is false, or another negative code. */
+static int day_open(struct sq_store *s, int64_t day, bool create,
+		    struct sq_day **out)
+{
+	struct sq_day *dd = &s->days[0];
+	struct stat sb;
+	sqlite3 *db = NULL;
+	int rc, src;
+
+	for (int k = 0; k < SQ_OPEN_DAYS; k++) {
+		if (s->days[k].db && s->days[k].day == day) {
+			s->days[k].used = ++s->clock;
+			*out = &s->days[k];
+			return 0;
+		}
+		if (!s->days[k].db || (dd->db && s->days[k].used < dd->used))
+			dd = &s->days[k];
+	}
+	rc = day_path(s, day, "");
+	if (rc)
+		return rc;
+	if (!create && stat(s->path, &sb))
+		return errno == ENOENT ? -ENOENT : -errno;
+	day_close(dd);
+	src = sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE |
+			      (create ? SQLITE_OPEN_CREATE : 0) |
+			      SQLITE_OPEN_NOMUTEX, NULL);
+	rc = src == SQLITE_OK ? day_setup(s, db) : sq_fail(s, db, "opening", src);
+	if (rc) {
+		sqlite3_close(db);
+		return rc;
+	}
+	dd->db = db;
+	dd->day = day;
+	dd->used = ++s->clock;
+	*out = dd;
+	return 0;
+}
+
+static int bind_item(struct sq_store *s, sqlite3_stmt *st,
+		     const struct bcn_store_item *it)
+{
+	const struct bcn_record *r = it->rec;
+	struct bcn_record_totals tot;
+	int rc, src;
+
+	bcn_buf_reset(&s->blob);
+	rc = bcn_frame_builder_pack(&s->fb, r, &s->blob);
+	if (!rc)
+		rc = bcn_record_entity(r, s->entity, sizeof(s->entity));
+	if (rc)
+		return rc;
+	bcn_record_totals(r, &tot);
+	src = sqlite3_bind_text(st, 1, r->node, -1, SQLITE_STATIC);
+	src |= sqlite3_bind_int64(st, 2, u2i(it->seq));
+	src |= sqlite3_bind_int64(st, 3, it->idx);
+	src |= sqlite3_bind_int64(st, 4, bcn_record_desc(r->type)->layer);
+	src |= sqlite3_bind_int64(st, 5, u2i(r->type));
+	src |= sqlite3_bind_text(st, 6, s->entity, -1, SQLITE_STATIC);
+	src |= sqlite3_bind_int64(st, 7, u2i(r->job));
+	src |= sqlite3_bind_int64(st, 8, r->t);
+	src |= sqlite3_bind_int64(st, 9, r->dur);
+	src |= sqlite3_bind_int64(st, 10, u2i(tot.read_bytes));
+	src |= sqlite3_bind_int64(st, 11, u2i(tot.write_bytes));
+	src |= sqlite3_bind_int64(st, 12, u2i(tot.read_ops));
+	src |= sqlite3_bind_int64(st, 13, u2i(tot.write_ops));
+	src |= sqlite3_bind_int64(st, 14, u2i(tot.meta_ops));
+	src |= sqlite3_bind_int64(st, 15, u2i(tot.other_ops));
+	src |= sqlite3_bind_blob(st, 16, s->blob.data, (int)s->blob.len,
+				 SQLITE_STATIC);
+	return src == SQLITE_OK ? 0 : -EINVAL;
+}
+
+/* Stores the items refs[0..n) of one day in one transaction. */
+static int append_day(struct sq_store *s, int64_t day,
+		      const struct bcn_store_item *items,
+		      const struct sq_ref *refs, size_t n)
+{
+	sqlite3_stmt *ins, *st;
+	struct sq_day *dd;
+	int rc, src;
+
+	rc = day_open(s, day, true, &dd);
+	if (!rc)
+		rc = day_stmt(s, dd, SQ_INSERT, &ins);
+	if (!rc)
+		rc = day_stmt(s, dd, SQ_BEGIN, &st);
+	if (rc)
+		return rc;
+	src = sqlite3_step(st);
+	if (src != SQLITE_DONE)
+		return sq_fail(s, dd->db, "beginning a transaction", src);
+	for (size_t k = 0; k < n && !rc; k++) {
+		sqlite3_reset(ins);
+		rc = bind_item(s, ins, &items[refs[k].i]);
+		if (!rc && (src = sqlite3_step(ins)) != SQLITE_DONE)
+			rc = sq_fail(s, dd->db, "inserting", src);
+	}
+	sqlite3_reset(ins);
+	sqlite3_clear_bindings(ins);
+	if (!rc && !(rc = day_stmt(s, dd, SQ_COMMIT, &st)) &&
+	    (src = sqlite3_step(st)) != SQLITE_DONE)
+		rc = sq_fail(s, dd->db, "committing", src);
+	if (rc && sqlite3_get_autocommit(dd->db) == 0 &&
+	    (day_stmt(s, dd, SQ_ROLLBACK, &st) ||
+	     sqlite3_step(st) != SQLITE_DONE))
+		BCN_WARN("store %s: rollback failed: %s", s->base.cfg.dir,
+			 sqlite3_errmsg(dd->db));
+	return rc;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct sq_ref *x = a, *y = b;
+
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return (x->i > y->i) - (x->i < y->i);
+}
+
+static int sq_append(struct bcn_store *bs, const struct bcn_store_item *items,
+		     size_t n)
+{
+	const int64_t day_ns = BCN_STORE_DAY_NS;
+	struct sq_store *s = (struct sq_store *)bs;
+	struct sq_ref *refs;
+	size_t a, b;
+	int rc = 0;
+
+	if (s->busy)
+		return -EBUSY;
+	if (n > SIZE_MAX / sizeof(*refs))
+		return -ENOMEM;
+	refs = malloc(n * sizeof(*refs));
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (strlen(items[i].rec->node) > BCN_NODE_MAX) {
+			free(refs);
+			return -EINVAL;
+		}
+		refs[i].day = bcn_timefmt_floor_div(items[i].rec->t, day_ns);
+		refs[i].i = i;
+	}
+	qsort(refs, n, sizeof(*refs), cmp_ref);
+	s->busy = true;
+	for (a = 0; a < n && !rc; a = b) {
+		for (b = a + 1; b < n && refs[b].day == refs[a].day; b++)
+			;
+		rc = append_day(s, refs[a].day, items, refs + a, b - a);
+	}
+	s->busy = false;
+	free(refs);
+	if (!rc)
+		bcn_complain_release(&s->complain, BCN_LOG_NOTICE,
+				     "store %s: appending works again",
+				     s->base.cfg.dir);
+	return rc;
+}
+
+/* Prepares the query statement base (+ variant) of a day and binds q. */
+static int bind_query(struct sq_store *s, struct sq_day *dd, int base,
+		      const struct bcn_store_query *q, sqlite3_stmt **out)
+{
+	int id = base + (q->entity ? 1 : 0) + (q->job ? 2 : 0);
+	sqlite3_stmt *st;
+	int rc, src;
+
+	rc = day_stmt(s, dd, id, &st);
+	if (rc)
+		return rc;
+	src = sqlite3_bind_int64(st, 1, q->layer);
+	src |= sqlite3_bind_int64(st, 2, q->from);
+	src |= sqlite3_bind_int64(st, 3, q->to);
+	if (q->entity)
+		src |= sqlite3_bind_text(st, 4, q->entity, -1, SQLITE_STATIC);
+	if (q->job)
+		src |= sqlite3_bind_int64(st, 5, u2i(q->job));
+	if (src != SQLITE_OK)
+		return sq_fail(s, dd->db, "binding", src);
+	*out = st;
+	return 0;
+}
+
+/* Calls each(s, dd, q, ctx) for every day file overlapping [from, to),
+ * in ascending order, until it returns non-zero or *stop (stop may be
+ * NULL) becomes true. */
+typedef int sq_day_fn(struct sq_store *s, struct sq_day *dd,
+		      const struct bcn_store_query *q, void *ctx);
+
+static int for_days(struct sq_store *s, const struct bcn_store_query *q,
+		    sq_day_fn *each, void *ctx, const bool *stop)
+{
+	const int64_t day_ns = BCN_STORE_DAY_NS;
+	struct sq_day *dd;
+	int64_t *days;
+	size_t n;
+	int rc;
+
+	if (s->busy)
+		return -EBUSY;
+	if (q->from >= q->to)
+		return 0;
+	rc = list_days(s, bcn_timefmt_floor_div(q->from, day_ns),
+		       bcn_timefmt_floor_div(q->to - 1, day_ns), &days, &n);
+	if (rc)
+		return rc;
+	s->busy = true;
+	for (size_t k = 0; k < n && !rc && !(stop && *stop); k++) {
+		rc = day_open(s, days[k], false, &dd);
+		if (rc == -ENOENT) {    /* expired since we listed it */
+			rc = 0;
+			continue;
+		}
+		if (!rc)
+			rc = each(s, dd, q, ctx);
+	}
+	s->busy = false;
+	free(days);
+	return rc;
+}
+
+struct sq_scan {
+	bcn_store_record_fn *fn;
+	void *arg;
+	uint64_t left;                  /* UINT64_MAX: no limit */
+	bool full;                      /* the limit is reached */
+};
+
+/* One row of a scan: decodes the record and hands it to the caller. */
+static int scan_row(struct sq_store *s, sqlite3_stmt *st,
+		    const struct bcn_store_query *q, struct sq_scan *c)
+{
+	const char *node = (const char *)sqlite3_column_text(st, 0);
+	const void *blob = sqlite3_column_blob(st, 1);
+	int len = sqlite3_column_bytes(st, 1);
+	const struct bcn_record_desc *d;
+	struct bcn_record r;
+	int rc;
+
+	if (!node || !blob || len <= 0 || (unsigned)len > SQ_BLOB_MAX)
+		return -BCN_ECORRUPT;
+	rc = bcn_frame_open_raw(&s->frame, blob, (size_t)len, 1, node, &sq_lim);
+	if (rc)
+		return rc == -EINVAL ? -BCN_ECORRUPT : rc;
+	rc = bcn_frame_next(&s->frame, &r);
+	if (rc != 1)
+		return rc < 0 ? rc : -BCN_ECORRUPT;
+	d = bcn_record_desc(r.type);
+	if (!d || d->layer != q->layer)
+		return -BCN_ECORRUPT;
+	return c->fn(c->arg, &r);
+}
+
+static int scan_day(struct sq_store *s, struct sq_day *dd,
+		    const struct bcn_store_query *q, void *ctx)
+{
+	struct sq_scan *c = ctx;
+	int rc, src = SQLITE_DONE;
+	sqlite3_stmt *st;
+
+	rc = bind_query(s, dd, SQ_SCAN, q, &st);
+	if (rc)
+		return rc;
+	if (sqlite3_bind_int64(st, 6, c->left > INT64_MAX ? -1 :
+			       (int64_t)c->left) != SQLITE_OK)
+		return -EINVAL;
+	while (!rc && c->left && (src = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = scan_row(s, st, q, c);
+		if (rc == -BCN_ECORRUPT)
+			BCN_ERR("store %s: a damaged record in %s",
+				s->base.cfg.dir, sqlite3_db_filename(dd->db, NULL));
+		if (c->left != UINT64_MAX)
+			c->left--;
+	}
+	if (!rc && c->left && src != SQLITE_DONE)
+		rc = sq_fail(s, dd->db, "scanning", src);
+	sqlite3_reset(st);
+	c->full = c->left == 0;
+	return rc;
+}
+
+static int sq_scan(struct bcn_store *bs, const struct bcn_store_query *q,
+		   bcn_store_record_fn *fn, void *arg)
+{
+	struct sq_scan c = { fn, arg, q->limit ? q->limit : UINT64_MAX, false };
+
+	return for_days((struct sq_store *)bs, q, scan_day, &c, &c.full);
+}
+
+/* hi * 2^32 + lo, saturated at UINT64_MAX. */
+static uint64_t join_halves(sqlite3_stmt *st, int col)
+{
+	uint64_t lo = i2u(sqlite3_column_int64(st, col));
+	uint64_t hi = i2u(sqlite3_column_int64(st, col + 1));
+
+	if (hi > SQ_HALF_MASK)
+		return UINT64_MAX;
+	hi <<= 32;
+	add_sat(&hi, lo);
+	return hi;
+}
+
+static int sum_flush(struct sq_sum *m)
+{
+	if (!m->have)
+		return 0;
+	m->have = false;
+	return m->fn(m->arg, &m->b);
+}
+
+/* Adds one SQL row (k, count, 12 half sums) to the pending bucket, or
+ * hands the pending one over and starts the next. */
+static int sum_row(struct sq_sum *m, sqlite3_stmt *st)
+{
+	int64_t k = sqlite3_column_int64(st, 0);
+	uint64_t *sum[6] = {
+		&m->b.sum.read_bytes, &m->b.sum.write_bytes,
+		&m->b.sum.read_ops, &m->b.sum.write_ops,
+		&m->b.sum.meta_ops, &m->b.sum.other_ops,
+	};
+	int rc;
+
+	if (!m->have || m->k != k) {
+		rc = sum_flush(m);
+		if (rc)
+			return rc;
+		memset(&m->b, 0, sizeof(m->b));
+		m->have = true;
+		m->k = k;
+		if (__builtin_mul_overflow(k, m->width, &m->b.t))
+			m->b.t = INT64_MIN;     /* t within a bucket of it */
+	}
+	add_sat(&m->b.records, i2u(sqlite3_column_int64(st, 1)));
+	for (int c = 0; c < 6; c++)
+		add_sat(sum[c], join_halves(st, 2 + 2 * c));
+	return 0;
+}
+
+static int sum_day(struct sq_store *s, struct sq_day *dd,
+		   const struct bcn_store_query *q, void *ctx)
+{
+	struct sq_sum *m = ctx;
+	int rc, src = SQLITE_DONE;
+	sqlite3_stmt *st;
+
+	rc = bind_query(s, dd, SQ_SUM, q, &st);
+	if (rc)
+		return rc;
+	if (sqlite3_bind_int64(st, 7, m->width) != SQLITE_OK)
+		return -EINVAL;
+	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW)
+		rc = sum_row(m, st);
+	if (!rc && src != SQLITE_DONE)
+		rc = sq_fail(s, dd->db, "summing", src);
+	sqlite3_reset(st);
+	return rc;
+}
+
+static int sq_sum(struct bcn_store *bs, const struct bcn_store_query *q,
+		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg)
+{
+	struct sq_sum m;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.fn = fn;
+	m.arg = arg;
+	m.width = bucket_ns;
+	rc = for_days((struct sq_store *)bs, q, sum_day, &m, NULL);
+	return rc ? rc : sum_flush(&m);
+}
+
+static int count_day(struct sq_store *s, struct sq_day *dd,
+		     const struct bcn_store_query *q, void *ctx)
+{
+	uint64_t *count = ctx;
+	sqlite3_stmt *st;
+	int rc, src;
+
+	rc = bind_query(s, dd, SQ_COUNT, q, &st);
+	if (rc)
+		return rc;
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW)
+		*count += i2u(sqlite3_column_int64(st, 0));
+	else
+		rc = sq_fail(s, dd->db, "counting", src);
+	sqlite3_reset(st);
+	return rc;
+}
+
+static int sq_count(struct bcn_store *bs, const struct bcn_store_query *q,
+		    uint64_t *count)
+{
+	*count = 0;
+	return for_days((struct sq_store *)bs, q, count_day, count, NULL);
+}
+
+/* Whether day ended more than retention days before now. */
+static bool day_expired(int64_t day, int64_t retention, int64_t now_ns)
+{
+	const int64_t day_ns = BCN_STORE_DAY_NS;
+	int64_t now_day = bcn_timefmt_floor_div(now_ns, day_ns);
+	int64_t into = now_ns - now_day * day_ns, edge;
+
+	/* (day + 1 + retention) * day_ns < now_ns, without overflow */
+	if (__builtin_add_overflow(day, 1, &edge) ||
+	    __builtin_add_overflow(edge, retention, &edge))
+		return false;
+	return edge < now_day || (edge == now_day && into > 0);
+}
+
+/* Deletes the files of one day; the database goes last, so that a crash
+ * in between cannot leave a write-ahead log for a later file to replay. */
+static int remove_day(struct sq_store *s, int64_t day)
+{
+	static const char *const suffix[] = { "-wal", "-shm", "" };
+	int rc = 0;
+
+	for (int k = 0; k < SQ_OPEN_DAYS; k++)
+		if (s->days[k].db && s->days[k].day == day)
+			day_close(&s->days[k]);
+	for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]) && !rc; k++) {
+		rc = day_path(s, day, suffix[k]);
+		if (!rc && unlink(s->path) && errno != ENOENT) {
+			rc = -errno;
+			BCN_ERR("store: removing %s: %s", s->path,
+				strerror(errno));
+		}
+	}
+	return rc;
+}
+
+static int sq_expire(struct bcn_store *bs, int64_t now_ns, uint64_t *removed)
+{
+	struct sq_store *s = (struct sq_store *)bs;
+	int64_t *days;
+	size_t n;
+	int rc;
+
+	*removed = 0;
+	if (s->busy)
+		return -EBUSY;
+	rc = list_days(s, INT64_MIN, INT64_MAX, &days, &n);
+	for (size_t k = 0; k < n && !rc; k++) {
+		if (!day_expired(days[k], s->base.cfg.retention_days, now_ns))
+			continue;
+		rc = remove_day(s, days[k]);
+		if (!rc) {
+			(*removed)++;
+			BCN_NOTICE("store: expired %s", s->path);
+		}
+	}
+	free(days);
+	return rc;
+}
+
+/* mkdir -p: creates dir and its missing parents. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(dir);
+	struct stat sb;
+
+	if (len == 0 || len >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0750) && errno != EEXIST)
+			return -errno;
+		p[i] = dir[i];
+	}
+	if (stat(dir, &sb))
+		return -errno;
+	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
+}
+
+static void sq_close(struct bcn_store *bs)
+{
+	struct sq_store *s = (struct sq_store *)bs;
+
+	for (int k = 0; k < SQ_OPEN_DAYS; k++)
+		day_close(&s->days[k]);
+	bcn_frame_builder_free(&s->fb);
+	bcn_frame_free(&s->frame);
+	bcn_buf_free(&s->blob);
+	free(s);
+}
+
+static int sq_open(const struct bcn_store_config *cfg, struct bcn_store **out,
+		   char *err, size_t errlen)
+{
+	struct sq_store *s;
+	int rc;
+
+	*out = NULL;
+	if (strlen(cfg->dir) + SQ_NAME_LEN + SQ_SUFFIX_MAX + 1 > PATH_MAX) {
+		snprintf(err, errlen, "store directory name too long");
+		return -ENAMETOOLONG;
+	}
+	rc = make_dirs(cfg->dir);
+	if (rc) {
+		snprintf(err, errlen, "store directory '%s': %s", cfg->dir,
+			 bcn_strerror(rc));
+		return rc;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->base.ops = &bcn_store_sqlite_ops;
+	s->base.cfg = *cfg;
+	bcn_buf_init(&s->blob, SQ_BLOB_MAX);
+	bcn_frame_init(&s->frame);
+	rc = bcn_frame_builder_init(&s->fb, &sq_lim, 0);
+	if (rc) {
+		snprintf(err, errlen, "record packer: %s", bcn_strerror(rc));
+		bcn_frame_free(&s->frame);
+		free(s);
+		return rc;
+	}
+	*out = &s->base;
+	return 0;
+}
+
+const struct bcn_store_ops bcn_store_sqlite_ops = {
+	.name = "sqlite",
+	.open = sq_open,
+	.close = sq_close,
+	.append = sq_append,
+	.scan = sq_scan,
+	.sum = sq_sum,
+	.count = sq_count,
+	.expire = sq_expire,
+};

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# `beacon query` over an embedded store filled by tests/tools/storefill:
+# records of each layer, entity/job/time filters (ISO 8601 with offsets,
+# fractional epoch seconds, dates), --limit, --sum buckets (also across
+# midnight) against sums computed in Python from what was stored, and the
+# configuration rules (a whole daemon file is accepted, store_* typos are
+# errors). Set BCN_QUERY_CONFIG_EXTRA to add lines to the configuration
+# (e.g. to point at an OpenSearch store).
+set -euo pipefail
+: "${BCN_BUILD:?}"
+BEACON=$BCN_BUILD/cli/beacon
+FILL=$BCN_BUILD/tests/storefill
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# a log server's file: the query must skip the keys that are not its own
+cat > "$T/logsrv.conf" <<EOF
+# beacon-logsrv
+listen = 0.0.0.0:7070
+redis_host = 127.0.0.1
+redis_port = 6379
+flusher = yes
+log_level = info
+store_backend = sqlite
+store_dir = "$T/store"        # day databases
+store_retention = 30d
+${BCN_QUERY_CONFIG_EXTRA:-}
+EOF
+
+"$FILL" "$T/logsrv.conf" "$T/expected" 3000 1704844800
+[ -f "$T/store/beacon-20240110.db" ] || fail "no day database for 2024-01-10"
+[ -f "$T/store/beacon-20240109.db" ] || fail "no day database for 2024-01-09"
+
+q() { "$BEACON" query --config "$T/logsrv.conf" "$@"; }
+
+q --layer ost > "$T/ost"
+q --layer ost --entity lustre-OST0002 --job 101 > "$T/ost_e_j"
+q --layer ost --from 2024-01-10T09:30:00+08:00 --to 1704931200.5 > "$T/ost_range"
+q --layer ost --from 2024-01-10 --to 2024-01-11 > "$T/ost_day"
+q --layer client --limit 7 > "$T/client_limit"
+q --layer io > "$T/io"
+q --layer client > "$T/client"
+q --layer forward --entity lustre-OST0001 > "$T/fwd_e"
+q --layer switch --entity 0x7cfe3c0300a6b4e0/3 > "$T/port3"
+q --layer mds > "$T/mds"
+q --layer job > "$T/job"
+q --layer ost --sum 1h > "$T/sum_1h"
+q --layer ost --sum 7h > "$T/sum_7h"
+q --layer client --sum 1d --job 102 > "$T/sum_1d"
+q --layer ost --sum 90m --entity lustre-OST0000 --from 1704870000 > "$T/sum_90m"
+
+python3 - "$T" <<'PY'
+import datetime, json, os, sys
+T = sys.argv[1]
+exp = [json.loads(l) for l in open(os.path.join(T, "expected"))]
+LAYER = {"ost": "ost", "io": "client", "mds": "mds", "port": "switch",
+         "fwd_rpc": "forward", "fwd_req": "forward", "job": "job"}
+
+def entity(r):
+    if r["type"] in ("ost", "mds", "fwd_rpc"):
+        return r["target"]
+    if r["type"] == "port":
+        return "%s/%d" % (r["switch"], r["port"])
+    if r["type"] == "job":
+        return str(r["job"])
+    return r["node"]
+
+def select(layer, ent=None, job=0, lo=-2**63, hi=2**63 - 1):
+    v = [e for e in exp if LAYER[e["rec"]["type"]] == layer
+         and (ent is None or entity(e["rec"]) == ent)
+         and (not job or e["rec"]["job"] == job)
+         and lo <= e["rec"]["t"] < hi]
+    v.sort(key=lambda e: (e["rec"]["t"], e["rec"]["node"].encode(),
+                          e["seq"], e["idx"]))
+    return v
+
+def lines(name):
+    return [json.loads(l) for l in open(os.path.join(T, name))]
+
+def check(name, want):
+    got = lines(name)
+    assert got == [e["rec"] for e in want], \
+        "%s: %d records, expected %d" % (name, len(got), len(want))
+    return len(got)
+
+S = 10**9
+D = 1704844800 * S
+assert len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000
+assert check("ost", select("ost")) > 300
+assert check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10
+assert check("ost_range", select("ost", lo=D + 90 * 60 * S,
+                                 hi=1704931200 * S + S // 2)) > 100
+assert check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100
+assert check("client_limit", select("client")[:7]) == 7
+assert check("io", select("client")) > 300
+assert check("client", select("client")) > 300
+assert check("fwd_e", select("forward", "lustre-OST0001")) > 50
+assert check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50
+assert check("mds", select("mds")) > 300
+assert check("job", []) == 0
+
+KEYS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "meta_ops",
+        "other_ops")
+
+def sums(layer, width, **kw):
+    b = {}
+    for e in select(layer, **kw):
+        k = e["rec"]["t"] // width * width
+        s = b.setdefault(k, dict(records=0, **{x: 0 for x in KEYS}))
+        s["records"] += 1
+        for x in KEYS:
+            s[x] += e["totals"][x]
+    out = []
+    for k in sorted(b):
+        when = datetime.datetime.fromtimestamp(k // S, datetime.timezone.utc)
+        frac = k % S
+        iso = when.strftime("%Y-%m-%dT%H:%M:%S")
+        if frac:
+            iso += ("." + "%09d" % frac).rstrip("0")
+        out.append(dict(layer=layer, t=k, time=iso + "Z", **b[k]))
+    return out
+
+def check_sum(name, want):
+    got = lines(name)
+    assert got == want, "%s:\n%s\nexpected\n%s" % (name, got[:3], want[:3])
+    return len(got)
+
+H = 3600 * S
+assert check_sum("sum_1h", sums("ost", H)) > 40
+n = check_sum("sum_7h", sums("ost", 7 * H))
+# 2024-01-11 21:00 to 2024-01-12 04:00 is one 7 h bucket over midnight
+mid = [b for b in lines("sum_7h") if b["time"] == "2024-01-11T21:00:00Z"]
+assert mid and mid[0]["records"] > 0, mid
+assert check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3
+assert check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000",
+                                 lo=1704870000 * S)) > 10
+PY
+
+# the store is found through the override too, and an empty one is empty
+"$BEACON" query --store-dir "$T/store" --layer ost --limit 3 | wc -l | grep -qx 3 ||
+	fail "--store-dir override"
+out=$("$BEACON" query --store-dir "$T/empty" --layer ost)
+[ -z "$out" ] || fail "empty store printed something"
+
+# usage errors exit 2 with a message
+expect_usage() { # pattern, args...
+	local pat=$1 rc=0
+	shift
+	"$BEACON" query "$@" > /dev/null 2> "$T/err" || rc=$?
+	[ $rc -eq 2 ] || fail "'$*' exited $rc, expected 2"
+	grep -q -- "$pat" "$T/err" || fail "'$*': no '$pat' in: $(cat "$T/err")"
+}
+expect_usage "layer is required" --config "$T/logsrv.conf"
+expect_usage "unknown layer 'osts'" --config "$T/logsrv.conf" --layer osts
+expect_usage "2024-13-01" --config "$T/logsrv.conf" --layer ost --from 2024-13-01
+expect_usage "expected epoch" --config "$T/logsrv.conf" --layer ost --to 2024-01-10T10:00:00
+expect_usage "not a bucket width" --config "$T/logsrv.conf" --layer ost --sum 1x
+expect_usage "not a number" --config "$T/logsrv.conf" --layer ost --job -1
+expect_usage "after --to" --config "$T/logsrv.conf" --layer ost --from 2024-01-11 --to 2024-01-10
+expect_usage "unexpected argument" --config "$T/logsrv.conf" --layer ost extra
+expect_usage "given twice" --store-dir a --store-dir b --layer ost
+expect_usage "unknown option" --config "$T/logsrv.conf" --layer ost --frm 1
+printf 'listen = x\nstore_dri = /tmp\n' > "$T/typo.conf"
+expect_usage "typo.conf:2: unknown key 'store_dri' (did you mean 'store_dir'?)" \
+	--config "$T/typo.conf" --layer ost
+printf 'store_retention = 36h\n' > "$T/ret.conf"
+expect_usage "whole number of days" --config "$T/ret.conf" --layer ost
+printf 'store_backend = opensearch\n' > "$T/os.conf"
+expect_usage "needs store_url" --config "$T/os.conf" --layer ost
+expect_usage "No such file" --config "$T/missing.conf" --layer ost
+
+# --dump-config shows the store section of the file
+"$BEACON" query --config "$T/logsrv.conf" --dump-config > "$T/dump"
+grep -qx 'store_retention = 30d' "$T/dump" || fail "dump: $(cat "$T/dump")"
+grep -q '^listen' "$T/dump" && fail "dump holds a foreign key"
+
+echo "query_cli: ok"

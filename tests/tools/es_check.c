@@ -1,0 +1,504 @@
+/* Test helper for the OpenSearch / Elasticsearch backend: checks that need
+ * a real server and a look below the store interface, run by
+ * tests/integration/store_opensearch.sh, and the request bodies that
+ * tests/data/opensearch/capture.sh sends to record real responses.
+ *
+ *   es_check retry URL PREFIX     items failing with 429 (a read-only-
+ *                                 allow-delete block on one day index) are
+ *                                 retried alone, and only they
+ *   es_check reject URL PREFIX    items failing for good (write block,
+ *                                 mapping conflict) fail the append without
+ *                                 retries; the others are stored
+ *   es_check store URL PREFIX SHARDS REPLICAS RETENTION_DAYS NOW DAYS...
+ *                                 opens a store so configured, appends 3
+ *                                 client and ost records on each day
+ *                                 (relative to the epoch second NOW) and
+ *                                 expires at NOW; prints the count removed
+ *   es_check bulk-body PREFIX     prints the _bulk body of sample records
+ *   es_check template PREFIX      prints the index template body
+ *
+ * Exit status 0 when every check holds, 1 with a message otherwise. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "store/es_build.h"
+#include "store/es_http.h"
+#include "store/record_json.h"
+#include "store/store.h"
+#include "store/store_es.h"
+
+#define SEC 1000000000ll
+#define DAY BCN_STORE_DAY_NS
+#define BASE (1704844800ll * SEC)       /* 2024-01-10T00:00:00Z */
+#define NREC 40                         /* half on day 0, half on day 1 */
+#define ERR_MAX 512
+#define LOG_KEEP 4096
+
+static int failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int failf(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("es_check: FAIL: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Log messages, kept for checks on what the store reported. */
+static char logged[LOG_KEEP];
+
+static void keep_log(void *arg, int level, const char *msg)
+{
+	size_t n = strlen(logged);
+
+	(void)arg;
+	fprintf(stderr, "es_check: log(%s): %s\n", bcn_log_level_name(level), msg);
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
+static int open_store(const char *url, const char *prefix, int shards,
+		      int replicas, int64_t retention, struct bcn_store **s)
+{
+	struct bcn_store_config cfg;
+	char err[ERR_MAX];
+	int rc;
+
+	bcn_store_config_defaults(&cfg);
+	cfg.backend = BCN_STORE_OPENSEARCH;
+	snprintf(cfg.url, sizeof(cfg.url), "%s", url);
+	snprintf(cfg.index_prefix, sizeof(cfg.index_prefix), "%s", prefix);
+	cfg.shards = shards;
+	cfg.replicas = replicas;
+	cfg.retention_days = retention;
+	rc = bcn_store_open(&cfg, s, err, sizeof(err));
+	if (rc)
+		return failf("open %s: %s (%s)", url, err, bcn_strerror(rc));
+	return 0;
+}
+
+/* Records of node cn1, seq 7: even positions on day 0, odd on day 1. */
+static void make_batch(struct bcn_record *recs, struct bcn_store_item *items,
+		       size_t n, int64_t day0)
+{
+	for (size_t i = 0; i < n; i++) {
+		bcn_record_init(&recs[i], BCN_REC_IO);
+		recs[i].node = "cn1";
+		recs[i].t = day0 + (int64_t)(i % 2) * DAY + (int64_t)i * SEC;
+		recs[i].u.io.op = BCN_IO_WRITE;
+		recs[i].u.io.size = 4096;
+		items[i].rec = &recs[i];
+		items[i].seq = 7;
+		items[i].idx = (uint32_t)i;
+	}
+}
+
+/* Sends an admin request and requires the given status. */
+static int admin(struct bcn_es_http *h, const char *method, const char *path,
+		 const char *body, long want)
+{
+	char err[ERR_MAX];
+	int rc;
+
+	rc = bcn_es_http_request(h, method, path, body, body ? strlen(body) : 0,
+				 err, sizeof(err));
+	if (rc)
+		return failf("%s %s: %s", method, path, err);
+	if (h->status != want)
+		return failf("%s %s: HTTP %ld, want %ld: %.*s", method, path,
+			     h->status, want, (int)h->resp.len,
+			     (const char *)h->resp.data);
+	return 0;
+}
+
+/* The _version of every document of the index pattern, by _id. */
+static int versions(struct bcn_es_http *h, const char *pattern, size_t *n,
+		    long long *min, long long *max)
+{
+	char path[256];
+	json_t *root, *hit;
+	size_t i;
+	int rc;
+
+	snprintf(path, sizeof(path), "/%s/_search", pattern);
+	rc = admin(h, "POST", path, "{\"size\":1000,\"version\":true,"
+		   "\"_source\":false}", 200);
+	if (rc)
+		return rc;
+	if (bcn_json_load((const char *)h->resp.data, h->resp.len, &root, NULL, 0))
+		return failf("search answer is no JSON");
+	*n = 0;
+	*min = 1LL << 62;
+	*max = 0;
+	json_array_foreach(json_object_get(json_object_get(root, "hits"), "hits"),
+			   i, hit) {
+		long long v = json_integer_value(json_object_get(hit, "_version"));
+
+		*min = v < *min ? v : *min;
+		*max = v > *max ? v : *max;
+		(*n)++;
+	}
+	json_decref(root);
+	return 0;
+}
+
+static uint64_t count_client(struct bcn_store *s)
+{
+	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
+				     INT64_MAX, 0 };
+	uint64_t n = UINT64_MAX;
+
+	if (bcn_store_count(s, &q, &n))
+		return UINT64_MAX;
+	return n;
+}
+
+/* What the retry hook saw, and what it does: lift the block. */
+struct hook_state {
+	struct bcn_es_http *admin;
+	const char *index;
+	unsigned calls;
+	size_t n;
+	int odd_only;
+	int lift_failed;
+};
+
+static void on_retry(void *arg, unsigned round, const size_t *pos, size_t n)
+{
+	struct hook_state *h = arg;
+
+	h->calls++;
+	h->n = n;
+	h->odd_only = 1;
+	for (size_t i = 0; i < n; i++)
+		h->odd_only &= (int)(pos[i] % 2);
+	fprintf(stderr, "es_check: retry round %u with %zu items\n", round, n);
+	if (h->admin) {
+		char path[BCN_ES_INDEX_MAX + 32];
+
+		snprintf(path, sizeof(path), "/%s/_settings", h->index);
+		h->lift_failed = admin(h->admin, "PUT", path,
+			"{\"index.blocks.read_only_allow_delete\":null}", 200);
+	}
+}
+
+/* Creates the day-1 index with one record of another identity. */
+static int seed_day1(struct bcn_store *s, const char *prefix, char *index)
+{
+	struct bcn_record r;
+	struct bcn_store_item it = { &r, 1, 0 };
+	int rc;
+
+	bcn_record_init(&r, BCN_REC_IO);
+	r.node = "seed";
+	r.t = BASE + DAY;
+	rc = bcn_store_append(s, &it, 1);
+	if (rc)
+		return failf("seed append: %s", bcn_strerror(rc));
+	return bcn_es_index_name(prefix, BCN_LAYER_CLIENT, r.t, index,
+				 BCN_ES_INDEX_MAX);
+}
+
+static int check_retry(const char *url, const char *prefix)
+{
+	static struct bcn_record recs[NREC];
+	static struct bcn_store_item items[NREC];
+	struct bcn_store_es_stats st0, st1;
+	char index[BCN_ES_INDEX_MAX], path[BCN_ES_INDEX_MAX + 32], pat[128];
+	struct hook_state hs = { 0 };
+	struct bcn_es_http h;
+	struct bcn_store *s = NULL;
+	long long vmin = 0, vmax = 0;
+	char err[ERR_MAX];
+	size_t n = 0;
+	int rc;
+
+	if (bcn_es_http_init(&h, url, NULL, NULL, 30000, err, sizeof(err)))
+		return failf("%s", err);
+	rc = open_store(url, prefix, 1, 0, 183, &s);
+	if (!rc)
+		rc = seed_day1(s, prefix, index);
+	if (rc)
+		goto out;
+	snprintf(path, sizeof(path), "/%s/_settings", index);
+	rc = admin(&h, "PUT", path, "{\"index.blocks.read_only_allow_delete\":true}",
+		   200);
+	if (rc)
+		goto out;
+	hs.admin = &h;
+	hs.index = index;
+	bcn_store_es_set_retry_hook(s, on_retry, &hs);
+	make_batch(recs, items, NREC, BASE);
+	bcn_store_es_stats(s, &st0);
+	rc = bcn_store_append(s, items, NREC);
+	bcn_store_es_stats(s, &st1);
+	if (rc || hs.lift_failed) {
+		rc = failf("append with a blocked day: %s", bcn_strerror(rc));
+		goto out;
+	}
+	if (hs.calls != 1 || hs.n != NREC / 2 || !hs.odd_only) {
+		rc = failf("retry hook: %u calls, last with %zu items (odd only: "
+			   "%d), want 1 call with the %d day-1 items", hs.calls,
+			   hs.n, hs.odd_only, NREC / 2);
+		goto out;
+	}
+	if (st1.items_sent - st0.items_sent != NREC + NREC / 2 ||
+	    st1.items_retried - st0.items_retried != NREC / 2) {
+		rc = failf("sent %" PRIu64 " items (%" PRIu64 " retried), want "
+			   "%d (%d)", st1.items_sent - st0.items_sent,
+			   st1.items_retried - st0.items_retried,
+			   NREC + NREC / 2, NREC / 2);
+		goto out;
+	}
+	if (count_client(s) != NREC + 1) {
+		rc = failf("count %" PRIu64 ", want %d", count_client(s), NREC + 1);
+		goto out;
+	}
+	/* every document was indexed once: the day-0 ones were not resent */
+	snprintf(pat, sizeof(pat), "%s-client-*", prefix);
+	rc = versions(&h, pat, &n, &vmin, &vmax);
+	if (!rc && (n != NREC + 1 || vmin != 1 || vmax != 1))
+		rc = failf("%zu documents with versions %lld..%lld, want %d, all 1",
+			   n, vmin, vmax, NREC + 1);
+	if (!rc)
+		printf("retry: %d items, %d retried once, all stored once\n", NREC,
+		       NREC / 2);
+out:
+	bcn_store_close(s);
+	bcn_es_http_free(&h);
+	return rc;
+}
+
+/* A write block (403) and a mapping conflict (400) fail for good. */
+static int check_reject(const char *url, const char *prefix)
+{
+	static struct bcn_record recs[NREC];
+	static struct bcn_store_item items[NREC];
+	struct bcn_store_es_stats st0, st1;
+	char index[BCN_ES_INDEX_MAX], path[BCN_ES_INDEX_MAX + 32];
+	struct hook_state hs = { 0 };
+	struct bcn_es_http h;
+	struct bcn_store *s = NULL;
+	char err[ERR_MAX];
+	int rc;
+
+	if (bcn_es_http_init(&h, url, NULL, NULL, 30000, err, sizeof(err)))
+		return failf("%s", err);
+	rc = open_store(url, prefix, 1, 0, 183, &s);
+	if (!rc)
+		rc = seed_day1(s, prefix, index);
+	snprintf(path, sizeof(path), "/%s/_settings", index);
+	if (!rc)
+		rc = admin(&h, "PUT", path, "{\"index.blocks.write\":true}", 200);
+	if (rc)
+		goto out;
+	bcn_store_es_set_retry_hook(s, on_retry, &hs);
+	make_batch(recs, items, NREC, BASE);
+	bcn_store_es_stats(s, &st0);
+	logged[0] = '\0';
+	rc = bcn_store_append(s, items, NREC);
+	bcn_store_es_stats(s, &st1);
+	if (rc != -EIO || hs.calls != 0 ||
+	    st1.items_rejected - st0.items_rejected != NREC / 2 ||
+	    !strstr(logged, "cluster_block_exception")) {
+		rc = failf("append into a write-blocked day: %s, %u retries, "
+			   "%" PRIu64 " rejected; want -EIO, none, %d and the "
+			   "reason logged", bcn_strerror(rc), hs.calls,
+			   st1.items_rejected - st0.items_rejected, NREC / 2);
+		goto out;
+	}
+	if (count_client(s) != NREC / 2 + 1) {
+		rc = failf("count %" PRIu64 " after a partial append, want %d",
+			   count_client(s), NREC / 2 + 1);
+		goto out;
+	}
+	rc = admin(&h, "PUT", path, "{\"index.blocks.write\":null}", 200);
+	if (!rc && bcn_store_append(s, items, NREC))
+		rc = failf("append after lifting the block failed");
+	if (!rc && count_client(s) != NREC + 1)
+		rc = failf("count %" PRIu64 " after the second append, want %d",
+			   count_client(s), NREC + 1);
+	if (rc)
+		goto out;
+	/* a day index whose mapping contradicts the template */
+	bcn_es_index_name(prefix, BCN_LAYER_CLIENT, BASE + 5 * DAY, index,
+			  sizeof(index));
+	snprintf(path, sizeof(path), "/%s", index);
+	rc = admin(&h, "PUT", path, "{\"mappings\":{\"properties\":"
+		   "{\"dur\":{\"type\":\"boolean\"}}}}", 200);
+	if (rc)
+		goto out;
+	make_batch(recs, items, 4, BASE + 5 * DAY);
+	for (size_t i = 0; i < 4; i++)
+		recs[i].t = BASE + 5 * DAY + (int64_t)i;
+	logged[0] = '\0';
+	rc = bcn_store_append(s, items, 4);
+	if (rc != -EIO || hs.calls != 0 ||
+	    !strstr(logged, "mapper_parsing_exception")) {
+		rc = failf("append against a conflicting mapping: %s, %u "
+			   "retries; want -EIO, none, the reason logged",
+			   bcn_strerror(rc), hs.calls);
+		goto out;
+	}
+	rc = 0;
+	printf("reject: write block and mapping conflict fail without retries\n");
+out:
+	bcn_store_close(s);
+	bcn_es_http_free(&h);
+	return rc;
+}
+
+/* A decimal integer in [lo, hi], or -1 with a message. */
+static int num(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	if (errno || end == s || *end || *out < lo || *out > hi)
+		return failf("bad number '%s'", s);
+	return 0;
+}
+
+static int run_store(int argc, char **argv)
+{
+	long long shards, replicas, keep, now_s, day;
+	struct bcn_store *s = NULL;
+	uint64_t removed = 0;
+	int64_t now;
+	int rc;
+
+	if (num(argv[4], 1, 1024, &shards) || num(argv[5], 0, 16, &replicas) ||
+	    num(argv[6], 1, 100000, &keep) ||
+	    num(argv[7], 0, INT64_MAX / SEC - 366 * 86400, &now_s))
+		return -1;
+	now = (int64_t)now_s * SEC;
+	rc = open_store(argv[2], argv[3], (int)shards, (int)replicas, keep, &s);
+	for (int a = 8; rc == 0 && a < argc; a++) {
+		struct bcn_record recs[6];
+		struct bcn_store_item items[6];
+
+		if (num(argv[a], -366, 366, &day)) {
+			rc = -1;
+			break;
+		}
+
+		for (uint32_t i = 0; i < 6; i++) {
+			bcn_record_init(&recs[i], i < 3 ? BCN_REC_IO : BCN_REC_OST);
+			recs[i].node = "n1";
+			recs[i].t = now + day * DAY + (int64_t)i;
+			items[i] = (struct bcn_store_item){ &recs[i], (uint64_t)(a + 1000), i };
+		}
+		rc = bcn_store_append(s, items, 6);
+		if (rc)
+			rc = failf("append: %s", bcn_strerror(rc));
+	}
+	if (!rc) {
+		rc = bcn_store_expire(s, now, &removed);
+		if (rc)
+			rc = failf("expire: %s", bcn_strerror(rc));
+		else
+			printf("%" PRIu64 "\n", removed);
+	}
+	bcn_store_close(s);
+	return rc;
+}
+
+/* Sample records for captured responses: every type, large values,
+ * escapes, non-ASCII text, invalid UTF-8 and a node name too long for a
+ * verbatim _id. */
+static int bulk_body(const char *prefix)
+{
+	static char long_node[501];
+	struct bcn_record r[BCN_REC_TYPE_MAX + 2];
+	struct bcn_store_item it;
+	struct bcn_buf b;
+	size_t bad, n = 0;
+	int rc = 0;
+
+	memset(long_node, 'n', sizeof(long_node) - 1);
+	for (int type = 1; type < BCN_REC_TYPE_MAX; type++, n++) {
+		bcn_record_init(&r[n], (enum bcn_rec_type)type);
+		r[n].node = type % 2 ? "cn001" : "узел-7";
+		r[n].t = BASE + type * 3600 * SEC + 123456789;
+		r[n].dur = SEC;
+		r[n].job = type == BCN_REC_OST ? UINT64_MAX : 4242;
+	}
+	r[0].u.io.op = BCN_IO_WRITE;
+	r[0].u.io.size = 1ull << 20;
+	r[0].u.io.count = 3;
+	r[0].u.io.path = "/scratch/\"quoted\"\tdir/ckpt.0001";
+	r[0].u.io.file = UINT64_MAX - 1;
+	r[BCN_REC_OST - 1].u.ost.target = "lustre-OST0003";
+	r[BCN_REC_OST - 1].u.ost.read_bytes = (1ull << 63) + 5;
+	r[BCN_REC_OST - 1].u.ost.ops[BCN_OST_READ] = 17;
+	r[BCN_REC_MDS - 1].u.mds.target = "lustre-MDT0000";
+	r[BCN_REC_MDS - 1].u.mds.ops[BCN_MD_OPEN] = 5;
+	r[BCN_REC_PORT - 1].u.port.sw = "0x7cfe3c0300a6b4e0";
+	r[BCN_REC_PORT - 1].u.port.port = 12;
+	r[BCN_REC_JOB - 1].u.job.user = "alice";
+	r[BCN_REC_JOB - 1].u.job.nodelist = "cn[001-128]";
+	bcn_record_init(&r[n], BCN_REC_IO);
+	r[n].node = long_node;
+	r[n].t = BASE - 1;
+	r[n++].u.io.path = "/bad/\xff\xfe/utf8";
+	bcn_buf_init(&b, 1 << 20);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		it = (struct bcn_store_item){ &r[i], 100 + i, (uint32_t)i };
+		rc = bcn_es_bulk_add(&b, prefix, &it, &bad);
+	}
+	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)
+		rc = -EIO;
+	bcn_buf_free(&b);
+	return rc ? failf("bulk body: %s", bcn_strerror(rc)) : 0;
+}
+
+static int template_body(const char *prefix)
+{
+	struct bcn_buf b;
+	int rc;
+
+	bcn_buf_init(&b, 1 << 16);
+	rc = bcn_es_template(&b, prefix, 1, 0);
+	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)
+		rc = -EIO;
+	bcn_buf_free(&b);
+	return rc ? failf("template body: %s", bcn_strerror(rc)) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int rc;
+
+	bcn_log_set_sink(keep_log, NULL);
+	if (!strcmp(cmd, "retry") && argc == 4)
+		rc = check_retry(argv[2], argv[3]);
+	else if (!strcmp(cmd, "reject") && argc == 4)
+		rc = check_reject(argv[2], argv[3]);
+	else if (!strcmp(cmd, "store") && argc >= 8)
+		rc = run_store(argc, argv);
+	else if (!strcmp(cmd, "bulk-body") && argc == 3)
+		rc = bulk_body(argv[2]);
+	else if (!strcmp(cmd, "template") && argc == 3)
+		rc = template_body(argv[2]);
+	else {
+		fprintf(stderr, "usage: es_check retry|reject URL PREFIX\n"
+			"       es_check store URL PREFIX SHARDS REPLICAS "
+			"RETENTION_DAYS NOW DAYS...\n"
+			"       es_check bulk-body|template PREFIX\n");
+		return 2;
+	}
+	return rc ? 1 : 0;
+}
