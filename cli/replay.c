@@ -107,20 +107,6 @@ static int sender_for(struct replay *r, const char *node,
 	return 0;
 }
 
-/* The bytes of the frame bcn_frame_reader_next() just opened: the reader
- * has moved past them, and they stay in its window until its next call. */
-static int last_frame(const struct bcn_frame_reader *rd,
-		      const struct bcn_frame *f, const uint8_t **p, size_t *len)
-{
-	size_t n = BCN_FRAME_HDR_LEN + (size_t)f->hdr.body_len;
-
-	if (rd->pos < n)
-		return -EINVAL;
-	*p = rd->win.data + rd->pos - n;
-	*len = n;
-	return memcmp(*p, BCN_FRAME_MAGIC, 4) ? -EINVAL : 0;
-}
-
 /* Sends one opened frame. Returns 0, or a negative code to stop. */
 static int replay_frame(struct replay *r, const struct bcn_frame_reader *rd,
 			const struct bcn_frame *f, const char *name)
@@ -136,7 +122,7 @@ static int replay_frame(struct replay *r, const struct bcn_frame_reader *rd,
 		r->skipped++;
 		return 0;
 	}
-	rc = last_frame(rd, f, &p, &len);
+	rc = bcn_frame_reader_last(rd, &p, &len);
 	if (!rc)
 		rc = sender_for(r, f->node, &s);
 	if (rc)

@@ -61,6 +61,7 @@ int bcn_frame_reader_next(struct bcn_frame_reader *r, struct bcn_frame *f,
 	ssize_t n;
 	int rc;
 
+	r->last_len = 0;
 	for (;;) {
 		const uint8_t *p = r->win.data + r->pos;
 		size_t avail = r->win.len - r->pos;
@@ -72,6 +73,7 @@ int bcn_frame_reader_next(struct bcn_frame_reader *r, struct bcn_frame *f,
 			   : -BCN_ETRUNC;
 		if (rc == 0) {
 			skip(r, used);
+			r->last_len = used;
 			r->frames++;
 			return 1;
 		}
@@ -90,4 +92,14 @@ int bcn_frame_reader_next(struct bcn_frame_reader *r, struct bcn_frame *f,
 		skip(r, used);
 		return rc;
 	}
+}
+
+int bcn_frame_reader_last(const struct bcn_frame_reader *r,
+			  const uint8_t **p, size_t *len)
+{
+	if (r->last_len == 0 || r->pos < r->last_len)
+		return -EINVAL;
+	*p = r->win.data + r->pos - r->last_len;
+	*len = r->last_len;
+	return 0;
 }

@@ -17,6 +17,7 @@ struct bcn_frame_reader {
 	uint64_t offset;        /* stream offset of win.data[pos] */
 	int eof;
 	uint64_t frames, bad_frames, skipped_bytes;
+	size_t last_len;        /* length of the frame last opened, or 0 */
 };
 
 /* Prepares a reader over fd (not closed by the reader). */
@@ -32,5 +33,12 @@ void bcn_frame_reader_free(struct bcn_frame_reader *r);
  * I/O errors are returned as -errno and end the stream. */
 int bcn_frame_reader_next(struct bcn_frame_reader *r, struct bcn_frame *f,
 			  uint64_t *at);
+
+/* The bytes of the frame the last successful bcn_frame_reader_next() call
+ * opened, as they were in the stream (to forward a frame unchanged). They
+ * stay valid until the next call. Returns 0, or -EINVAL when there is no
+ * such frame. */
+int bcn_frame_reader_last(const struct bcn_frame_reader *r,
+			  const uint8_t **p, size_t *len);
 
 #endif

@@ -203,10 +203,12 @@ static uint64_t send_file(struct peer *p, const char *path)
 	while ((rc = bcn_frame_reader_next(&rd, &f, &at)) != 0) {
 		if (rc < 0)
 			continue;
-		/* resend the frame's bytes as they were */
-		const uint8_t *start = rd.win.data + rd.pos - (BCN_FRAME_HDR_LEN + f.hdr.body_len);
+		const uint8_t *raw;
+		size_t len;
 
-		if (f.hdr.kind == BCN_FRAME_DATA && send_all(p, start, BCN_FRAME_HDR_LEN + f.hdr.body_len) == 0)
+		/* resend the frame's bytes as they were */
+		if (f.hdr.kind == BCN_FRAME_DATA && bcn_frame_reader_last(&rd, &raw, &len) == 0 &&
+		    send_all(p, raw, len) == 0)
 			n++;
 	}
 	bcn_frame_free(&f);
