@@ -26,6 +26,7 @@
 
 #include "common/auth.h"
 #include "common/frame.h"
+#include "logsrv/logsrv.h"
 
 #define WINDOW 16               /* frames in flight per connection */
 
@@ -246,16 +247,6 @@ static int run_logsrv(const char *addr, const char *keyfile, long conns,
 	return 0;
 }
 
-static const char enqueue_lua[] =
-	"if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then\n"
-	"  return 0\n"
-	"end\n"
-	"redis.call('RPUSH', KEYS[2], ARGV[2])\n"
-	"local n = redis.call('ZCARD', KEYS[1])\n"
-	"local w = tonumber(ARGV[3])\n"
-	"if n > w then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - w - 1) end\n"
-	"return 1\n";
-
 /* The same frames, the same script, pipelined straight into Redis from
  * one connection, WINDOW * 64 commands in flight. */
 static int run_ceiling(int port, long conns, long frames, long records)
@@ -269,7 +260,7 @@ static int run_ceiling(int port, long conns, long frames, long records)
 
 	if (!rc || rc->err)
 		return 1;
-	r = redisCommand(rc, "SCRIPT LOAD %s", enqueue_lua);
+	r = redisCommand(rc, "SCRIPT LOAD %s", bcn_logsrv_enqueue_lua);
 	if (!r || r->type != REDIS_REPLY_STRING)
 		return 1;
 	snprintf(sha, sizeof(sha), "%s", r->str);

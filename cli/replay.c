@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/clock.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/frame_reader.h"
@@ -68,14 +69,6 @@ struct replay {
 	uint64_t files, frames, skipped, bad, unsent;
 	bool stalled;
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The sender of node, opened on first use. */
 static int sender_for(struct replay *r, const char *node,
@@ -198,14 +191,14 @@ static int replay_path(struct replay *r, const char *path)
 /* Flushes every sender, prints the totals; returns the exit status. */
 static int finish(struct replay *r, int rc)
 {
-	int64_t deadline = mono_ms() + (r->stalled ? 0 : r->conf.timeout_ms);
+	int64_t deadline = bcn_mono_ms() + (r->stalled ? 0 : r->conf.timeout_ms);
 	struct bcn_sender_stats tot, st;
 	struct bcn_buf out;
 	bool ok;
 
 	memset(&tot, 0, sizeof(tot));
 	for (size_t i = 0; i < r->nsnd; i++) {
-		int64_t left = deadline - mono_ms();
+		int64_t left = deadline - bcn_mono_ms();
 
 		bcn_sender_flush(r->snd[i], left > 0 ? left : 0);
 		bcn_sender_stats(r->snd[i], &st);

@@ -26,19 +26,6 @@
 /* a parse error message */
 #define ERR_MAX 256
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int hexval(char c)
 {
@@ -58,7 +45,7 @@ int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 	int hi = 0, rc = 0;
 
 	memset(key, 0, sizeof(*key));
-	seterr(err, errlen, "%s", "");
+	bcn_seterr(err, errlen, "%s", "");
 	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
 		int v;
@@ -67,13 +54,13 @@ int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 			continue;
 		v = hexval(c);
 		if (v < 0) {
-			seterr(err, errlen, "byte %zu: not a hexadecimal digit "
+			bcn_seterr(err, errlen, "byte %zu: not a hexadecimal digit "
 			       "(a key file holds only hex digits and blanks)", i);
 			rc = -BCN_ESYNTAX;
 			goto out;
 		}
 		if (digits / 2 >= BCN_AUTH_KEY_MAX) {
-			seterr(err, errlen, "key longer than %d bytes (%d hex digits)",
+			bcn_seterr(err, errlen, "key longer than %d bytes (%d hex digits)",
 			       BCN_AUTH_KEY_MAX, 2 * BCN_AUTH_KEY_MAX);
 			rc = -BCN_ERANGE;
 			goto out;
@@ -85,12 +72,12 @@ int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 		digits++;
 	}
 	if (digits % 2) {
-		seterr(err, errlen, "odd number of hex digits (%zu)", digits);
+		bcn_seterr(err, errlen, "odd number of hex digits (%zu)", digits);
 		rc = -BCN_ESYNTAX;
 		goto out;
 	}
 	if (digits / 2 < BCN_AUTH_KEY_MIN) {
-		seterr(err, errlen, "key too short: %zu bytes, at least %d "
+		bcn_seterr(err, errlen, "key too short: %zu bytes, at least %d "
 		       "(%d hex digits)", digits / 2, BCN_AUTH_KEY_MIN,
 		       2 * BCN_AUTH_KEY_MIN);
 		rc = -BCN_ERANGE;
@@ -141,39 +128,39 @@ int bcn_auth_key_load(const char *path, struct bcn_auth_key *key, char *err,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		rc = -errno;
-		seterr(err, errlen, "key file %s: %s", path, strerror(errno));
+		bcn_seterr(err, errlen, "key file %s: %s", path, strerror(errno));
 		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		seterr(err, errlen, "key file %s: %s", path, strerror(errno));
+		bcn_seterr(err, errlen, "key file %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		rc = -EINVAL;
-		seterr(err, errlen, "key file %s: not a regular file", path);
+		bcn_seterr(err, errlen, "key file %s: not a regular file", path);
 		goto out;
 	}
 	if (st.st_mode & 077) {
 		rc = -EACCES;
-		seterr(err, errlen, "key file %s: group or others may access it "
+		bcn_seterr(err, errlen, "key file %s: group or others may access it "
 		       "(mode %04o); run 'chmod 600 %s'",
 		       path, (unsigned)(st.st_mode & 07777), path);
 		goto out;
 	}
 	rc = read_keyfile(fd, buf, &n);
 	if (rc == -BCN_EFULL) {
-		seterr(err, errlen, "key file %s: larger than %d bytes", path,
+		bcn_seterr(err, errlen, "key file %s: larger than %d bytes", path,
 		       BCN_AUTH_KEYFILE_MAX);
 		goto out;
 	}
 	if (rc) {
-		seterr(err, errlen, "key file %s: %s", path, bcn_strerror(rc));
+		bcn_seterr(err, errlen, "key file %s: %s", path, bcn_strerror(rc));
 		goto out;
 	}
 	rc = bcn_auth_key_parse(buf, n, key, why, sizeof(why));
 	if (rc)
-		seterr(err, errlen, "key file %s: %s", path, why);
+		bcn_seterr(err, errlen, "key file %s: %s", path, why);
 out:
 	OPENSSL_cleanse(buf, sizeof(buf));
 	close(fd);

@@ -1,4 +1,6 @@
 /* Descriptions of beacon's error codes. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/error.h"
@@ -25,4 +27,15 @@ const char *bcn_strerror(int err)
 	if (e > BCN_ERR_BASE && e < BCN_ERR_MAX && bcn_errtab[e - BCN_ERR_BASE])
 		return bcn_errtab[e - BCN_ERR_BASE];
 	return strerror(e);
+}
+
+void bcn_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
 }

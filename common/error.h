@@ -4,6 +4,8 @@
 #ifndef BCN_ERROR_H
 #define BCN_ERROR_H
 
+#include <stddef.h>
+
 enum {
 	BCN_ERR_BASE = 10000,
 	BCN_ETRUNC,     /* input ends before the structure does */
@@ -22,5 +24,10 @@ enum {
 /* Returns a static, human-readable description of a code returned by any
  * beacon function (0, a negated errno value or a negated BCN_E* value). */
 const char *bcn_strerror(int err);
+
+/* Formats a message into err (errlen bytes, always NUL-terminated); err
+ * may be NULL. For functions that report errors through a buffer. */
+void bcn_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "common/sender.h"
@@ -111,27 +112,6 @@ struct bcn_sender {
 	struct bcn_complain c_conn, c_auth, c_drop, c_reject, c_lost;
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- configuration and endpoints ---- */
 
@@ -258,7 +238,7 @@ static int check_conf(const struct bcn_sender_conf *c, char *err,
 	else if (c->first_seq > INT64_MAX)
 		why = "send_first_seq out of range";
 	if (why)
-		seterr(err, errlen, "sender: %s", why);
+		bcn_seterr(err, errlen, "sender: %s", why);
 	return why ? -EINVAL : 0;
 }
 
@@ -276,7 +256,7 @@ static int find_endpoints(struct bcn_sender *s, char *err, size_t errlen)
 			return rc;
 		sh = bcn_shardmap_lookup(m, c->node);
 		if (!sh) {
-			seterr(err, errlen, "%s: node '%s' is in no shard and "
+			bcn_seterr(err, errlen, "%s: node '%s' is in no shard and "
 			       "the map has no default line", c->shardmap,
 			       c->node);
 			rc = -EINVAL;
@@ -291,7 +271,7 @@ static int find_endpoints(struct bcn_sender *s, char *err, size_t errlen)
 					       strlen(c->servers[i]),
 					       &s->ep[s->nep]);
 		if (rc) {
-			seterr(err, errlen, "server '%s': not HOST:PORT or "
+			bcn_seterr(err, errlen, "server '%s': not HOST:PORT or "
 			       "[IPV6]:PORT (%s)", c->servers[i],
 			       bcn_strerror(rc));
 			goto out;
@@ -302,7 +282,7 @@ static int find_endpoints(struct bcn_sender *s, char *err, size_t errlen)
 		rc = bcn_shardmap_endpoint_str(&s->ep[i], s->ep_str[i],
 					       sizeof(s->ep_str[i]));
 		if (rc)
-			seterr(err, errlen, "sender: bad endpoint %zu: %s", i,
+			bcn_seterr(err, errlen, "sender: bad endpoint %zu: %s", i,
 			       bcn_strerror(rc));
 	}
 out:
@@ -540,7 +520,7 @@ static void deadline_ts(int64_t deadline_ms, struct timespec *ts)
 int bcn_sender_wait_space(struct bcn_sender *s, size_t len,
 			  int64_t timeout_ms)
 {
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bcn_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct timespec ts;
 	int rc = 0;
 
@@ -549,7 +529,7 @@ int bcn_sender_wait_space(struct bcn_sender *s, size_t len,
 	deadline_ts(deadline, &ts);
 	pthread_mutex_lock(&s->lock);
 	while (s->used + len > s->cap) {
-		if (now_ms() >= deadline) {
+		if (bcn_mono_ms() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}
@@ -561,14 +541,14 @@ int bcn_sender_wait_space(struct bcn_sender *s, size_t len,
 
 int bcn_sender_flush(struct bcn_sender *s, int64_t timeout_ms)
 {
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bcn_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	struct timespec ts;
 	int rc = 0;
 
 	deadline_ts(deadline, &ts);
 	pthread_mutex_lock(&s->lock);
 	while (s->nframes > 0) {
-		if (now_ms() >= deadline) {
+		if (bcn_mono_ms() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
 		}
@@ -666,7 +646,7 @@ static int wait_fd(struct bcn_sender *s, int fd, short events,
 {
 	for (;;) {
 		struct pollfd p[2] = { { s->evfd, POLLIN, 0 }, { fd, events, 0 } };
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - bcn_mono_ms();
 		int n;
 
 		if (atomic_load(&s->stop))
@@ -702,7 +682,7 @@ static int pause_ms(struct bcn_sender *s, int64_t d)
 {
 	short rev;
 	int64_t t = d / 2 + (int64_t)(rnd(s) % (uint64_t)(d / 2 + 1));
-	int rc = wait_fd(s, -1, 0, now_ms() + t, &rev);
+	int rc = wait_fd(s, -1, 0, bcn_mono_ms() + t, &rev);
 
 	return rc < 0 ? rc : 0;
 }
@@ -727,7 +707,7 @@ static int dial_addr(struct bcn_sender *s, const struct addrinfo *ai)
 			goto fail;
 		}
 		rc = wait_fd(s, fd, POLLOUT,
-			     now_ms() + s->conf.connect_timeout_ms, &rev);
+			     bcn_mono_ms() + s->conf.connect_timeout_ms, &rev);
 		if (rc == 0)
 			rc = -ETIMEDOUT;
 		if (rc < 0)
@@ -790,7 +770,7 @@ static int dial(struct bcn_sender *s, size_t i, struct conn *c)
 
 static void on_established(struct bcn_sender *s, struct conn *c)
 {
-	int64_t now = now_ms();
+	int64_t now = bcn_mono_ms();
 
 	c->established = true;
 	c->started = now;
@@ -839,7 +819,7 @@ static void on_ack(struct bcn_sender *s, uint64_t seq, uint8_t status)
 		if (status == BCN_ACK_DUPLICATE)
 			s->st.duplicates++;
 	}
-	s->last_progress = now_ms();
+	s->last_progress = bcn_mono_ms();
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->lock);
 	if (rejected)
@@ -943,7 +923,7 @@ static int write_frame(struct bcn_sender *s, struct conn *c)
 		}
 		s->next_send = e->next;
 		if (s->inflight++ == 0)
-			s->last_progress = now_ms();
+			s->last_progress = bcn_mono_ms();
 		if (e->sends++)
 			s->st.resent++;
 		s->st.sent_frames++;
@@ -1074,7 +1054,7 @@ static int pump(struct bcn_sender *s, struct conn *c)
 {
 	for (;;) {
 		struct pollfd p[2];
-		int64_t now = now_ms(), wake;
+		int64_t now = bcn_mono_ms(), wake;
 		bool want_out;
 		int n, rc, tmo;
 
@@ -1133,7 +1113,7 @@ static int session(struct bcn_sender *s, size_t i)
 		snprintf(c->why, sizeof(c->why), "handshake: %s",
 			 bcn_strerror(rc));
 	} else {
-		c->hs_deadline = now_ms() + s->conf.ack_timeout_ms;
+		c->hs_deadline = bcn_mono_ms() + s->conf.ack_timeout_ms;
 		rc = pump(s, c);
 	}
 	close(c->fd);
@@ -1248,22 +1228,22 @@ static int start(struct bcn_sender *s, char *err, size_t errlen)
 
 	if (getrandom(&s->rng, sizeof(s->rng), GRND_NONBLOCK) !=
 	    (ssize_t)sizeof(s->rng))
-		s->rng = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
+		s->rng = (uint64_t)bcn_mono_ms() ^ ((uint64_t)getpid() << 32);
 	s->rng |= 1;
 	s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->evfd < 0) {
 		rc = -errno;
-		seterr(err, errlen, "sender: eventfd: %s", strerror(errno));
+		bcn_seterr(err, errlen, "sender: eventfd: %s", strerror(errno));
 		return rc;
 	}
 	rc = bcn_auth_client_init(&s->c.auth, &s->key, s->conf.node);
 	if (rc) {
-		seterr(err, errlen, "sender: bad node name '%s'", s->conf.node);
+		bcn_seterr(err, errlen, "sender: bad node name '%s'", s->conf.node);
 		return rc;
 	}
 	rc = pthread_create(&s->thread, NULL, run, s);
 	if (rc) {
-		seterr(err, errlen, "sender: cannot start thread: %s",
+		bcn_seterr(err, errlen, "sender: cannot start thread: %s",
 		       strerror(rc));
 		return -rc;
 	}
@@ -1278,7 +1258,7 @@ int bcn_sender_open(const struct bcn_sender_conf *conf,
 	int rc;
 
 	*out = NULL;
-	seterr(err, errlen, "%s", "");
+	bcn_seterr(err, errlen, "%s", "");
 	rc = check_conf(conf, err, errlen);
 	if (rc)
 		return rc;
@@ -1300,7 +1280,7 @@ int bcn_sender_open(const struct bcn_sender_conf *conf,
 	bcn_frame_init(&s->c.f);
 	rc = init_sync(s);
 	if (rc) {
-		seterr(err, errlen, "sender: %s", strerror(-rc));
+		bcn_seterr(err, errlen, "sender: %s", strerror(-rc));
 		bcn_frame_free(&s->c.f);
 		free(s);
 		return rc;

@@ -76,6 +76,11 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
 #define BCN_LOGSRV_SEEN_KEY "%s:seen:%s"        /* zset of seqs per node */
 
+/* The Lua script that makes a frame durable: KEYS[1] the node's dedup
+ * set, KEYS[2] the queue; ARGV[1] the sequence number, ARGV[2] the frame,
+ * ARGV[3] the dedup window. Returns 1 when stored, 0 for a duplicate. */
+extern const char bcn_logsrv_enqueue_lua[];
+
 struct bcn_flusher;
 
 /* Starts the flusher thread: it moves frames from the Redis queue into the

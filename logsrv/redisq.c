@@ -26,7 +26,7 @@
 /* KEYS[1] dedup zset of the node, KEYS[2] queue list;
  * ARGV[1] seq, ARGV[2] frame, ARGV[3] dedup window.
  * Returns 1 when stored, 0 for a duplicate. */
-static const char enqueue_lua[] =
+const char bcn_logsrv_enqueue_lua[] =
 	"if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then\n"
 	"  return 0\n"
 	"end\n"
@@ -202,7 +202,7 @@ static void on_connect(const redisAsyncContext *ac, int status)
 		redisAsyncCommand(c, on_auth, NULL, "AUTH %s", s->password);
 	redisAsyncCommand(c, on_check, "appendonly", "CONFIG GET appendonly");
 	redisAsyncCommand(c, on_check, "appendfsync", "CONFIG GET appendfsync");
-	redisAsyncCommand(c, on_script, NULL, "SCRIPT LOAD %s", enqueue_lua);
+	redisAsyncCommand(c, on_script, NULL, "SCRIPT LOAD %s", bcn_logsrv_enqueue_lua);
 }
 
 static void redis_connect(struct bcn_srv *s)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "logsrv/server.h"
 
@@ -29,14 +30,6 @@
 #define HANDSHAKE_BODY_MAX 4096
 #define SHRINK_ABOVE (256u << 10)
 #define DRAIN_MS 10000
-
-int64_t bcn_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int ep_set(struct bcn_srv *s, int fd, void *ptr, uint32_t ev, int op)
 {
@@ -555,7 +548,7 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 
 		if (n < 0 && errno != EINTR)
 			return -errno;
-		s->now_ms = bcn_now_ms();
+		s->now_ms = bcn_mono_ms();
 		for (int i = 0; i < n; i++)
 			dispatch(s, &evs[i], &last_slow);
 		flush_dirty(s);
@@ -584,7 +577,7 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 	s.cfg = cfg;
 	s.st = stats;
 	s.lfd = s.tfd = s.ep = -1;
-	s.now_ms = bcn_now_ms();
+	s.now_ms = bcn_mono_ms();
 	s.last_stats_ms = s.now_ms;
 	lim.max_body = (uint32_t)cfg->max_frame;
 	lim.max_raw = (uint32_t)cfg->max_raw;

@@ -114,6 +114,5 @@ void bcn_srv_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
 		 enum bcn_ack_status status);
 /* Re-evaluates backpressure after pending bytes changed. */
 void bcn_srv_pressure(struct bcn_srv *s);
-int64_t bcn_now_ms(void);
 
 #endif

@@ -313,7 +313,7 @@ int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
 		rc = bcn_buf_printf(b, "],\"priority\":500,\"_meta\":"
 			"{\"beacon_record_version\":%d},\"template\":{"
 			"\"settings\":{\"index\":{\"number_of_shards\":%d,"
-			"\"number_of_replicas\":%d,\"refresh_interval\":\"1s\"}},"
+			"\"number_of_replicas\":%d}},"
 			"\"mappings\":{\"dynamic\":\"strict\",\"properties\":{"
 			"\"node\":{\"type\":\"keyword\"},"
 			"\"seq\":{\"type\":\"keyword\"},"

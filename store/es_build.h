@@ -72,7 +72,7 @@ int bcn_es_bulk_add(struct bcn_buf *b, const char *prefix,
 		    const struct bcn_store_item *it, size_t *replaced);
 
 /* Appends the composable index template body for <prefix>-<layer>-*:
- * shards, replicas, refresh interval and the strict mappings. */
+ * shards, replicas and the strict mappings. */
 int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
 		    int replicas);
 

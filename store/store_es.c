@@ -35,6 +35,7 @@
 #define SUM_PAGE 1000                   /* buckets per aggregation page */
 #define EXPIRE_MAX 4096                 /* indices deleted per call */
 #define DIRTY_MAX 64                    /* indices remembered for refresh */
+#define META_TIMEOUT_MS 30000           /* least wait for a metadata change */
 #define PATH_MAX_LEN (BCN_ES_INDICES_MAX + 256)
 #define NS_PER_MS 1000000ll
 #define EXACT_LIMIT 9007199254740992.0  /* 2^53: doubles exact below */
@@ -97,6 +98,22 @@ static int call(struct es_store *es, const char *method, const char *path,
 	return status_errno(es->http.status);
 }
 
+/* A request that changes cluster metadata (index template, index
+ * deletion) waits for a cluster state update: it gets at least
+ * META_TIMEOUT_MS, however short the configured timeout for data. */
+static int call_meta(struct es_store *es, const char *method, const char *path,
+		     int with_body, char *err, size_t errlen)
+{
+	int64_t data_ms = es->http.timeout_ms;
+	int rc;
+
+	if (es->http.timeout_ms < META_TIMEOUT_MS)
+		es->http.timeout_ms = META_TIMEOUT_MS;
+	rc = call(es, method, path, with_body, err, errlen);
+	es->http.timeout_ms = data_ms;
+	return rc;
+}
+
 static int put_template(struct es_store *es, char *err, size_t errlen)
 {
 	const struct bcn_store_config *cfg = &es->base.cfg;
@@ -112,8 +129,7 @@ static int put_template(struct es_store *es, char *err, size_t errlen)
 	}
 	snprintf(path, sizeof(path), "/_index_template/%s-records",
 		 cfg->index_prefix);
-	rc = call(es, "PUT", path, 1, err, errlen);
-	return rc;
+	return call_meta(es, "PUT", path, 1, err, errlen);
 }
 
 static int refresh(struct es_store *es, char *err, size_t errlen);
@@ -739,7 +755,7 @@ static int delete_indices(struct es_store *es, const struct bcn_buf *names,
 
 		off += strlen(name) + 1;
 		snprintf(path, sizeof(path), "/%s", name);
-		rc = call(es, "DELETE", path, 0, err, errlen);
+		rc = call_meta(es, "DELETE", path, 0, err, errlen);
 		if (rc == -ENOENT)
 			rc = 0;         /* someone else was faster */
 		else if (rc == 0)

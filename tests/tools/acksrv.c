@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/auth.h"
 #include "common/error.h"
 #include "common/frame.h"
@@ -90,14 +91,6 @@ static void on_signal(int sig)
 		got_usr2 = 1;
 	else
 		got_term = 1;
-}
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static uint64_t hash(const char *node, uint64_t seq)
@@ -231,7 +224,7 @@ static int answer(struct server *sv, struct client *c, bool corrupt)
 	if (c->qlen == MAX_PENDING)
 		return -BCN_EFULL;
 	c->q[(c->qhead + c->qlen) % MAX_PENDING] = (struct pending){
-		now_ms() + sv->ack_delay, f->hdr.seq, status };
+		bcn_mono_ms() + sv->ack_delay, f->hdr.seq, status };
 	c->qlen++;
 	return 0;
 }
@@ -458,7 +451,7 @@ static void setup_signals(sigset_t *old)
 static void loop_once(struct server *sv, const sigset_t *mask)
 {
 	struct pollfd p[MAX_CLIENTS + 1];
-	int64_t now = now_ms(), next = -1;
+	int64_t now = bcn_mono_ms(), next = -1;
 	struct timespec ts, *tp = NULL;
 	size_t n = 0;
 
