@@ -61,6 +61,7 @@ struct es_store {
 	void *hook_arg;
 	struct bcn_store_es_stats stats;
 	struct dirty dirty;
+	int busy;                       /* inside a scan or sum callback */
 };
 
 static struct es_store *es_of(struct bcn_store *s)
@@ -345,13 +346,17 @@ static int es_append(struct bcn_store *s, const struct bcn_store_item *items,
 		     size_t n)
 {
 	struct es_store *es = es_of(s);
-	size_t *pend = malloc(n * sizeof(*pend)), *next = malloc(n * sizeof(*next));
-	int *status = malloc(n * sizeof(*status));
+	size_t *pend, *next, npend = n, nnext, nfail;
 	char why[BCN_ES_ERR_MAX] = "";
-	size_t npend = n, nnext, nfail;
 	unsigned round;
+	int *status;
 	int rc = -ENOMEM;
 
+	if (es->busy)
+		return -EBUSY;
+	pend = malloc(n * sizeof(*pend));
+	next = malloc(n * sizeof(*next));
+	status = malloc(n * sizeof(*status));
 	if (!pend || !next || !status) {
 		snprintf(why, sizeof(why), "out of memory");
 		goto out;
@@ -534,9 +539,16 @@ static int do_scan(struct es_store *es, const struct bcn_store_query *q,
 static int es_scan(struct bcn_store *s, const struct bcn_store_query *q,
 		   bcn_store_record_fn *fn, void *arg)
 {
+	struct es_store *es = es_of(s);
 	struct cb cb = { fn, arg, 0 };
+	int rc;
 
-	return do_scan(es_of(s), q, &cb);
+	if (es->busy)
+		return -EBUSY;
+	es->busy = 1;
+	rc = do_scan(es, q, &cb);
+	es->busy = 0;
+	return rc;
 }
 
 static void add_sat(uint64_t *a, uint64_t b)
@@ -664,10 +676,9 @@ static int sum_page(struct es_store *es, const struct bcn_store_query *q,
 				    after, err, errlen);
 }
 
-static int es_sum(struct bcn_store *s, const struct bcn_store_query *q,
+static int do_sum(struct es_store *es, const struct bcn_store_query *q,
 		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg)
 {
-	struct es_store *es = es_of(s);
 	char path[PATH_MAX_LEN], err[BCN_ES_ERR_MAX] = "";
 	struct bcn_es_bucket *b = NULL;
 	int has_after = 0, stopped = 0, rc;
@@ -696,6 +707,20 @@ static int es_sum(struct bcn_store *s, const struct bcn_store_query *q,
 	return rc;
 }
 
+static int es_sum(struct bcn_store *s, const struct bcn_store_query *q,
+		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg)
+{
+	struct es_store *es = es_of(s);
+	int rc;
+
+	if (es->busy)
+		return -EBUSY;
+	es->busy = 1;
+	rc = do_sum(es, q, bucket_ns, fn, arg);
+	es->busy = 0;
+	return rc;
+}
+
 static int es_count(struct bcn_store *s, const struct bcn_store_query *q,
 		    uint64_t *count)
 {
@@ -704,6 +729,8 @@ static int es_count(struct bcn_store *s, const struct bcn_store_query *q,
 	int rc;
 
 	*count = 0;
+	if (es->busy)
+		return -EBUSY;
 	if (q->from >= q->to)
 		return 0;
 	bcn_buf_reset(&es->body);
@@ -777,6 +804,8 @@ static int es_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed)
 	int rc;
 
 	*removed = 0;
+	if (es->busy)
+		return -EBUSY;
 	/* a day [d, d + 1) has expired when (d + 1) * DAY < now - keep */
 	if (__builtin_mul_overflow(cfg->retention_days, BCN_STORE_DAY_NS, &keep_ns) ||
 	    __builtin_sub_overflow(now_ns, keep_ns, &limit))

@@ -56,6 +56,17 @@ for i in $(seq 1 40); do
 	[ "$(field "$(cat "$T/par.$i")" duplicate)" = 40 ] || fail "parallel sender $i: $(cat "$T/par.$i")"
 done
 kill -0 "$LPID" || fail "the log server died"
+# thousands of concurrent authenticated connections (the benchmark client,
+# when benchmarks are built): 2000 nodes, 2 frames each, all acknowledged
+if [ -x "$BCN_BUILD/bench/ingest_bench" ]; then
+	hard=$(ulimit -Hn)
+	nc=2000
+	[ "$hard" = unlimited ] || [ "$hard" -ge 2300 ] || nc=$((hard - 300))
+	"$BCN_BUILD/bench/ingest_bench" logsrv "$A" "$T/key" "$nc" 2 5 > "$T/conns.json" ||
+		fail "$nc concurrent connections: $(cat "$T/conns.json")"
+	grep -q "\"frames\":$((nc * 2))," "$T/conns.json" || fail "$nc connections: $(cat "$T/conns.json")"
+fi
+kill -0 "$LPID" || fail "the log server died"
 
 # everything reaches the store exactly once: 40 frames x 250 records
 for _ in $(seq 1 100); do
@@ -66,10 +77,10 @@ done
 cat > "$T/q.conf" <<CONF
 store_dir = $T/store
 CONF
-n=$("$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client | wc -l)
+n=$("$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client --entity cn007 | wc -l)
 # (the corrupt test's good frame reuses sequence number 2: a duplicate)
-[ "$n" -eq 10000 ] || fail "expected 10000 stored records, got $n"
-"$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client | python3 -c '
+[ "$n" -eq 10000 ] || fail "expected 10000 stored records of cn007, got $n"
+"$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client --entity cn007 | python3 -c '
 import json, sys
 seen = set()
 for line in sys.stdin:

@@ -164,6 +164,27 @@ static uint64_t count_client(struct bcn_store *s)
 	return n;
 }
 
+/* A callback that uses the store it is called from: each call must be
+ * refused with -EBUSY. */
+struct reenter {
+	struct bcn_store *s;
+	int rc[3];
+};
+
+static int call_inside(void *arg, const struct bcn_record *r)
+{
+	struct reenter *x = arg;
+	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
+				     INT64_MAX, 0 };
+	struct bcn_store_item it = { r, 99, 0 };
+	uint64_t n;
+
+	x->rc[0] = bcn_store_count(x->s, &q, &n);
+	x->rc[1] = bcn_store_append(x->s, &it, 1);
+	x->rc[2] = bcn_store_scan(x->s, &q, call_inside, x);
+	return 1;
+}
+
 /* What the retry hook saw, and what it does: lift the block. */
 struct hook_state {
 	struct bcn_es_http *admin;
@@ -271,6 +292,16 @@ static int check_retry(const char *url, const char *prefix)
 	if (!rc && (n != NREC + 1 || vmin != 1 || vmax != 1))
 		rc = failf("%zu documents with versions %lld..%lld, want %d, all 1",
 			   n, vmin, vmax, NREC + 1);
+	if (!rc) {
+		struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
+					     INT64_MAX, 0 };
+		struct reenter x = { s, { 0, 0, 0 } };
+
+		if (bcn_store_scan(s, &q, call_inside, &x) != 1 ||
+		    x.rc[0] != -EBUSY || x.rc[1] != -EBUSY || x.rc[2] != -EBUSY)
+			rc = failf("calls from inside a scan: %d %d %d, want -EBUSY",
+				   x.rc[0], x.rc[1], x.rc[2]);
+	}
 	if (!rc)
 		printf("retry: %d items, %d retried once, all stored once\n", NREC,
 		       NREC / 2);
