@@ -93,6 +93,35 @@ int bcn_buf_printf(struct bcn_buf *b, const char *fmt, ...)
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one
+ * (overlong forms, surrogates and code points above U+10FFFF are not). */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned c = p[0];
+	size_t n;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
 int bcn_buf_add_json_str(struct bcn_buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -100,16 +129,25 @@ int bcn_buf_add_json_str(struct bcn_buf *b, const char *s)
 	char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 	int rc = bcn_buf_add(b, "\"", 1);
 
-	for (; rc == 0 && *p; p++) {
-		if (*p == '"' || *p == '\\') {
+	while (rc == 0 && *p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {           /* invalid byte: U+FFFD */
+			rc = bcn_buf_add(b, "\\ufffd", 6);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
 			char e[2] = { '\\', (char)*p };
+
 			rc = bcn_buf_add(b, e, 2);
+			p++;
 		} else if (*p < 0x20 || *p == 0x7f) {
 			esc[4] = hex[*p >> 4];
 			esc[5] = hex[*p & 15];
 			rc = bcn_buf_add(b, esc, 6);
+			p++;
 		} else {
-			rc = bcn_buf_add(b, p, 1);
+			rc = bcn_buf_add(b, p, n);
+			p += n;
 		}
 	}
 	return rc ? rc : bcn_buf_add(b, "\"", 1);

@@ -29,7 +29,8 @@ int bcn_buf_adds(struct bcn_buf *b, const char *s);
 /* Appends printf-style text. Returns 0, -BCN_EFULL or -ENOMEM. */
 int bcn_buf_printf(struct bcn_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Appends s as a JSON string literal, quotes included. */
+/* Appends s as a JSON string literal, quotes included; bytes that are not
+ * valid UTF-8 become U+FFFD, so the output is always valid JSON. */
 int bcn_buf_add_json_str(struct bcn_buf *b, const char *s);
 
 /* Reads a whole file into b (bounded by b->max). Returns 0 or a negative

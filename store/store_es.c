@@ -8,11 +8,11 @@
  * records are durable (in the translog of every copy); the handle keeps
  * the indices it wrote to and refreshes them before its next read and at
  * close, so a scan after an append sees it without slowing appends down;
- * other handles see records after the index's refresh interval. Scans page with search_after
- * over a total order (t, node, seq, idx); sums are composite date_histogram
- * aggregations, recomputed exactly from the records where a sum reaches
- * 2^53 (sums come back as doubles) or when the bucket is not a whole
- * number of milliseconds. */
+ * other handles see records after the index's refresh interval. Scans
+ * page with search_after over a total order (t, node, seq, idx); sums are
+ * composite date_histogram aggregations, recomputed exactly from the
+ * records where a sum reaches 2^53 (sums come back as doubles) or when
+ * the bucket is not a whole number of milliseconds. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -95,7 +95,7 @@ static int call(struct es_store *es, const char *method, const char *path,
 		return 0;
 	bcn_es_error_text(es->http.status, (const char *)es->http.resp.data,
 			  es->http.resp.len, text, sizeof(text));
-	snprintf(err, errlen, "%s %s: %s", method, path, text);
+	snprintf(err, errlen, "%s %s%s: %s", method, es->http.base, path, text);
 	return status_errno(es->http.status);
 }
 
@@ -295,6 +295,8 @@ static int send_chunk(struct es_store *es, const struct bcn_store_item *items,
 	if (rc)
 		return rc;
 	if (bcn_es_retriable(es->http.status)) {
+		bcn_es_error_text(es->http.status, (const char *)es->http.resp.data,
+				  es->http.resp.len, why, whylen);
 		for (size_t i = 0; i < k; i++)
 			status[i] = (int)es->http.status;
 		return 0;
@@ -321,6 +323,7 @@ static int bulk_round(struct es_store *es, const struct bcn_store_item *items,
 
 	*nnext = *nfail = 0;
 	for (done = 0; done < npend; done += used) {
+		reason[0] = '\0';
 		rc = send_chunk(es, items, pend + done, npend - done, status,
 				&used, reason, sizeof(reason));
 		if (rc) {

@@ -16,7 +16,7 @@ fail() {
 	exit 1
 }
 
-STORE_ARGS="--store-dir $T/store"
+STORE_ARGS="--store-dir $T/store --store-timeout 200ms"
 cat > "$T/store.conf" <<EOF
 store_dir = $T/store
 EOF

@@ -5,7 +5,8 @@
  *
  *   es_check retry URL PREFIX     items failing with 429 (a read-only-
  *                                 allow-delete block on one day index) are
- *                                 retried alone, and only they
+ *                                 retried alone, and only they; calls from
+ *                                 inside a scan callback get -EBUSY
  *   es_check reject URL PREFIX    items failing for good (write block,
  *                                 mapping conflict) fail the append without
  *                                 retries; the others are stored

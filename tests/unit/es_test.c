@@ -319,9 +319,23 @@ static void test_bulk_lines(void **state)
 	}
 	json_decref(action);
 	json_decref(doc);
+	bcn_buf_free(&b);
+	bcn_buf_free(&again);
+	free(a);
+}
+
+/* Negative t, invalid UTF-8, a full buffer. */
+static void test_bulk_edges(void **state)
+{
+	struct bcn_record r = sample();
+	struct bcn_store_item it = { &r, 9, 4 };
+	struct bcn_buf b;
+	size_t bad;
+
+	(void)state;
+	bcn_buf_init(&b, 1 << 16);
 	/* negative t: ts floors, the day is the one before the epoch */
 	r.t = -1;
-	bcn_buf_reset(&b);
 	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, &bad), 0);
 	assert_non_null(strstr((const char *)b.data, "bcn-ost-1969.12.31"));
 	assert_non_null(strstr((const char *)b.data, "\"ts\":-1,"));
@@ -339,8 +353,6 @@ static void test_bulk_lines(void **state)
 		assert_int_equal(b.len, len);
 	}
 	bcn_buf_free(&b);
-	bcn_buf_free(&again);
-	free(a);
 }
 
 static void test_template(void **state)
@@ -695,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_doc_id),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_bulk_lines),
+		cmocka_unit_test(test_bulk_edges),
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_bodies),
 		cmocka_unit_test(test_retriable),

@@ -553,6 +553,24 @@ static void test_json_and_ops(void **state)
 	assert_non_null(strstr((char *)j.data, "\"type\":\"io\",\"layer\":\"client\",\"node\":\"cn\\\"1\",\"t\":5"));
 	assert_non_null(strstr((char *)j.data, "\"op\":\"read\""));
 	assert_non_null(strstr((char *)j.data, "\"count\":3"));
+	/* strings are JSON-escaped, and invalid UTF-8 becomes U+FFFD */
+	static const struct { const char *in, *out; } esc[] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "tab\there\x01", "\"tab\\u0009here\\u0001\"" },
+		{ "\xe6\x97\xa5\xe6\x9c\xac", "\"\xe6\x97\xa5\xe6\x9c\xac\"" },
+		{ "a\xff" "b", "\"a\\ufffdb\"" },
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },                 /* overlong */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },   /* surrogate */
+		{ "\xe6\x97", "\"\\ufffd\\ufffd\"" },                 /* cut short */
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },
+	};
+	for (size_t i = 0; i < sizeof(esc) / sizeof(esc[0]); i++) {
+		bcn_buf_reset(&j);
+		assert_int_equal(bcn_buf_add_json_str(&j, esc[i].in), 0);
+		bcn_buf_add(&j, "", 1);
+		assert_string_equal((char *)j.data, esc[i].out);
+	}
 	assert_int_equal(bcn_layer_parse("ost"), BCN_LAYER_OST);
 	assert_int_equal(bcn_layer_parse("fwd_rpc"), BCN_LAYER_FORWARD);
 	assert_int_equal(bcn_layer_parse("nope"), -BCN_ESYNTAX);

@@ -214,78 +214,80 @@ struct bad_case {
 	const char *msg;                /* a part of the error message */
 };
 
+/* Malformed records: the text, the code and a part of the message. */
+static const struct bad_case cases[] = {
+	{ "", -BCN_ESYNTAX, "JSON" },
+	{ "{", -BCN_ESYNTAX, "JSON" },
+	{ "[]", -BCN_ECORRUPT, "not an object" },
+	{ "{\"layer\":\"client\"}", -BCN_ECORRUPT, "type" },
+	{ "{\"type\":\"nope\"}", -BCN_ECORRUPT, "type" },
+	{ "{\"type\":7}", -BCN_ECORRUPT, "type" },
+	{ IO_HEAD IO_TAIL "x", -BCN_ESYNTAX, "JSON" },
+	{ IO_HEAD "\"extra\":1," IO_TAIL, -BCN_ECORRUPT, "\"extra\"" },
+	{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":\"n\",\"t\":1,"
+	  "\"job\":3," IO_TAIL, -BCN_ECORRUPT, "keys" },
+	{ "{\"type\":\"io\",\"layer\":\"ost\",\"node\":\"n\",\"t\":1,"
+	  "\"dur\":2,\"job\":3," IO_TAIL, -BCN_ERANGE, "\"layer\"" },
+	{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":5,\"t\":1,"
+	  "\"dur\":2,\"job\":3," IO_TAIL, -BCN_ECORRUPT, "\"node\"" },
+	{ IO_HEAD "\"step\":-1,\"rank\":-1,\"pid\":0,\"op\":\"read\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"step\"" },
+	{ IO_HEAD "\"step\":1.5,\"rank\":-1,\"pid\":0,\"op\":\"read\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT, "\"step\"" },
+	{ IO_HEAD "\"step\":18446744073709551616,\"rank\":-1,\"pid\":0,"
+	  "\"op\":\"read\",\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,"
+	  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ESYNTAX,
+	  "too big" },
+	{ IO_HEAD "\"step\":\"12\",\"rank\":-1,\"pid\":0,\"op\":\"read\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"step\"" },
+	{ IO_HEAD "\"step\":0,\"rank\":9223372036854775808,\"pid\":0,"
+	  "\"op\":\"read\",\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,"
+	  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT,
+	  "\"rank\"" },
+	{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"fly\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"op\"" },
+	{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":3,"
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT, "\"op\"" },
+	{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"read\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"a\\u0000b\",\"offset\":0,"
+	  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ESYNTAX,
+	  "JSON" },
+	{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"read\","
+	  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
+	  "\"count\":0,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "range" },
+	{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":\"n\",\"t\":1,"
+	  "\"dur\":-2,\"job\":3," IO_TAIL, -BCN_ERANGE, "range" },
+	{ IO_HEAD "\"step\":0," IO_TAIL, -BCN_ESYNTAX, "duplicate" },
+	{ "{\"type\":\"mds\",\"layer\":\"mds\",\"node\":\"n\",\"t\":1,"
+	  "\"dur\":2,\"job\":3,\"target\":\"\",\"client\":\"\","
+	  "\"jobid\":\"\",\"ops\":{\"fly\":1}}", -BCN_ERANGE, "\"ops\"" },
+	{ "{\"type\":\"mds\",\"layer\":\"mds\",\"node\":\"n\",\"t\":1,"
+	  "\"dur\":2,\"job\":3,\"target\":\"\",\"client\":\"\","
+	  "\"jobid\":\"\",\"ops\":[1]}", -BCN_ECORRUPT, "\"ops\"" },
+	{ "{\"type\":\"fwd_rpc\",\"layer\":\"forward\",\"node\":\"n\","
+	  "\"t\":1,\"dur\":2,\"job\":3,\"target\":\"\",\"read_rpcs\":0,"
+	  "\"write_rpcs\":0,\"read_bytes\":0,\"write_bytes\":0,"
+	  "\"in_flight\":0,\"pending_pages\":0,\"pages_read\":[1,2,3,4,5,6,"
+	  "7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,"
+	  "29,30,31,32,33],\"pages_write\":[],\"flight_read\":[],"
+	  "\"flight_write\":[]}", -BCN_ERANGE, "\"pages_read\"" },
+	{ "{\"type\":\"fwd_req\",\"layer\":\"forward\",\"node\":\"n\","
+	  "\"t\":1,\"dur\":2,\"job\":3,\"class\":\"all\",\"count\":0,"
+	  "\"bytes\":0,\"latency\":{\"count\":0,\"sum\":0,\"min\":0,"
+	  "\"max\":0,\"p50\":0,\"p95\":0,\"p99\":0,\"hist\":[]},\"proc\":"
+	  "{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,\"p50\":0,\"p95\":0,"
+	  "\"hist\":[]},\"queue\":{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,"
+	  "\"p50\":0,\"p95\":0,\"p99\":0,\"hist\":[]}}", -BCN_ECORRUPT,
+	  "\"proc\"" },
+};
+
 static void test_malformed(void **state)
 {
-	static const struct bad_case cases[] = {
-		{ "", -BCN_ESYNTAX, "JSON" },
-		{ "{", -BCN_ESYNTAX, "JSON" },
-		{ "[]", -BCN_ECORRUPT, "not an object" },
-		{ "{\"layer\":\"client\"}", -BCN_ECORRUPT, "type" },
-		{ "{\"type\":\"nope\"}", -BCN_ECORRUPT, "type" },
-		{ "{\"type\":7}", -BCN_ECORRUPT, "type" },
-		{ IO_HEAD IO_TAIL "x", -BCN_ESYNTAX, "JSON" },
-		{ IO_HEAD "\"extra\":1," IO_TAIL, -BCN_ECORRUPT, "\"extra\"" },
-		{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":\"n\",\"t\":1,"
-		  "\"job\":3," IO_TAIL, -BCN_ECORRUPT, "keys" },
-		{ "{\"type\":\"io\",\"layer\":\"ost\",\"node\":\"n\",\"t\":1,"
-		  "\"dur\":2,\"job\":3," IO_TAIL, -BCN_ERANGE, "\"layer\"" },
-		{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":5,\"t\":1,"
-		  "\"dur\":2,\"job\":3," IO_TAIL, -BCN_ECORRUPT, "\"node\"" },
-		{ IO_HEAD "\"step\":-1,\"rank\":-1,\"pid\":0,\"op\":\"read\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"step\"" },
-		{ IO_HEAD "\"step\":1.5,\"rank\":-1,\"pid\":0,\"op\":\"read\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT, "\"step\"" },
-		{ IO_HEAD "\"step\":18446744073709551616,\"rank\":-1,\"pid\":0,"
-		  "\"op\":\"read\",\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,"
-		  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ESYNTAX,
-		  "too big" },
-		{ IO_HEAD "\"step\":\"12\",\"rank\":-1,\"pid\":0,\"op\":\"read\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"step\"" },
-		{ IO_HEAD "\"step\":0,\"rank\":9223372036854775808,\"pid\":0,"
-		  "\"op\":\"read\",\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,"
-		  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT,
-		  "\"rank\"" },
-		{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"fly\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "\"op\"" },
-		{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":3,"
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ECORRUPT, "\"op\"" },
-		{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"read\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"a\\u0000b\",\"offset\":0,"
-		  "\"size\":0,\"count\":1,\"stride\":0,\"busy\":0}", -BCN_ESYNTAX,
-		  "JSON" },
-		{ IO_HEAD "\"step\":0,\"rank\":-1,\"pid\":0,\"op\":\"read\","
-		  "\"fd\":-1,\"file\":0,\"path\":\"\",\"offset\":0,\"size\":0,"
-		  "\"count\":0,\"stride\":0,\"busy\":0}", -BCN_ERANGE, "range" },
-		{ "{\"type\":\"io\",\"layer\":\"client\",\"node\":\"n\",\"t\":1,"
-		  "\"dur\":-2,\"job\":3," IO_TAIL, -BCN_ERANGE, "range" },
-		{ IO_HEAD "\"step\":0," IO_TAIL, -BCN_ESYNTAX, "duplicate" },
-		{ "{\"type\":\"mds\",\"layer\":\"mds\",\"node\":\"n\",\"t\":1,"
-		  "\"dur\":2,\"job\":3,\"target\":\"\",\"client\":\"\","
-		  "\"jobid\":\"\",\"ops\":{\"fly\":1}}", -BCN_ERANGE, "\"ops\"" },
-		{ "{\"type\":\"mds\",\"layer\":\"mds\",\"node\":\"n\",\"t\":1,"
-		  "\"dur\":2,\"job\":3,\"target\":\"\",\"client\":\"\","
-		  "\"jobid\":\"\",\"ops\":[1]}", -BCN_ECORRUPT, "\"ops\"" },
-		{ "{\"type\":\"fwd_rpc\",\"layer\":\"forward\",\"node\":\"n\","
-		  "\"t\":1,\"dur\":2,\"job\":3,\"target\":\"\",\"read_rpcs\":0,"
-		  "\"write_rpcs\":0,\"read_bytes\":0,\"write_bytes\":0,"
-		  "\"in_flight\":0,\"pending_pages\":0,\"pages_read\":[1,2,3,4,5,6,"
-		  "7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,"
-		  "29,30,31,32,33],\"pages_write\":[],\"flight_read\":[],"
-		  "\"flight_write\":[]}", -BCN_ERANGE, "\"pages_read\"" },
-		{ "{\"type\":\"fwd_req\",\"layer\":\"forward\",\"node\":\"n\","
-		  "\"t\":1,\"dur\":2,\"job\":3,\"class\":\"all\",\"count\":0,"
-		  "\"bytes\":0,\"latency\":{\"count\":0,\"sum\":0,\"min\":0,"
-		  "\"max\":0,\"p50\":0,\"p95\":0,\"p99\":0,\"hist\":[]},\"proc\":"
-		  "{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,\"p50\":0,\"p95\":0,"
-		  "\"hist\":[]},\"queue\":{\"count\":0,\"sum\":0,\"min\":0,\"max\":0,"
-		  "\"p50\":0,\"p95\":0,\"p99\":0,\"hist\":[]}}", -BCN_ECORRUPT,
-		  "\"proc\"" },
-	};
 	struct bcn_record r;
 	char err[256];
 	int rc;
