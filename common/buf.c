@@ -9,6 +9,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "common/utf8.h"
 
 void bcn_buf_init(struct bcn_buf *b, size_t max)
 {
@@ -93,33 +94,12 @@ int bcn_buf_printf(struct bcn_buf *b, const char *fmt, ...)
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one
- * (overlong forms, surrogates and code points above U+10FFFF are not). */
+/* Length of the UTF-8 sequence at p if it is a valid one, else 0. */
 static size_t utf8_len(const unsigned char *p)
 {
-	unsigned c = p[0];
-	size_t n;
-	uint32_t cp;
+	size_t n = p[0] < 0x80 ? 1 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
+	return bcn_utf8_valid((const char *)p, strnlen((const char *)p, n)) == n ? n : 0;
 }
 
 int bcn_buf_add_json_str(struct bcn_buf *b, const char *s)

@@ -81,9 +81,6 @@ static const char *const cfg_type_names[] = {
 
 static int cfg_msg(struct cfg_ctx *x, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int cfg_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* Records a message in x->msg and returns rc. */
 static int cfg_msg(struct cfg_ctx *x, int rc, const char *fmt, ...)
 {
@@ -91,19 +88,6 @@ static int cfg_msg(struct cfg_ctx *x, int rc, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	vsnprintf(x->msg, sizeof(x->msg), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-/* Writes a message to the caller's buffer (if any) and returns rc. */
-static int cfg_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || errlen == 0)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return rc;
 }
@@ -658,14 +642,14 @@ static int cfg_check(struct cfg_ctx *x, const struct bcn_config_opt *tab,
 	x->nopts = 0;
 	x->msg[0] = '\0';
 	if (!tab)
-		return cfg_err(err, errlen, -EINVAL, "config table: missing");
+		return bcn_fail(err, errlen, -EINVAL, "config table: missing");
 	for (i = 0; tab[i].name; i++) {
 		if (i >= BCN_CFG_MAX_OPTS)
-			return cfg_err(err, errlen, -EINVAL,
+			return bcn_fail(err, errlen, -EINVAL,
 				       "config table: more than %d options",
 				       BCN_CFG_MAX_OPTS);
 		if (!cfg_name_ok(tab[i].name, BCN_CFG_KEY_MAX))
-			return cfg_err(err, errlen, -EINVAL,
+			return bcn_fail(err, errlen, -EINVAL,
 				       "config table: bad option name '%.64s'",
 				       tab[i].name);
 		why = cfg_check_opt(&tab[i]);
@@ -674,7 +658,7 @@ static int cfg_check(struct cfg_ctx *x, const struct bcn_config_opt *tab,
 				why = "defined twice";
 		}
 		if (why)
-			return cfg_err(err, errlen, -EINVAL,
+			return bcn_fail(err, errlen, -EINVAL,
 				       "config table: option '%s': %s",
 				       tab[i].name, why);
 	}
@@ -683,7 +667,7 @@ static int cfg_check(struct cfg_ctx *x, const struct bcn_config_opt *tab,
 		const struct bcn_config_opt *o = &tab[i];
 
 		if (o->def && cfg_value(x, o, NULL, 0, o->def, strlen(o->def)))
-			return cfg_err(err, errlen, -EINVAL,
+			return bcn_fail(err, errlen, -EINVAL,
 				       "config table: default of '%s': %s",
 				       o->name, x->msg);
 	}
@@ -708,7 +692,7 @@ int bcn_config_defaults(const struct bcn_config_opt *tab, void *obj,
 	if (rc)
 		return rc;
 	if (!obj)
-		return cfg_err(err, errlen, -EINVAL, "config: no object");
+		return bcn_fail(err, errlen, -EINVAL, "config: no object");
 	for (i = 0; i < x.nopts; i++) {
 		const struct bcn_config_opt *o = &tab[i];
 
@@ -907,7 +891,7 @@ int bcn_config_parse(const struct bcn_config_opt *tab, void *obj,
 	if (rc)
 		return rc;
 	if (!obj || (!buf && len))
-		return cfg_err(err, errlen, -EINVAL, "config: no object or buffer");
+		return bcn_fail(err, errlen, -EINVAL, "config: no object or buffer");
 	if (!source_name)
 		source_name = CFG_DEFAULT_SOURCE;
 	/* validate everything first so that obj changes all or nothing */
@@ -915,7 +899,7 @@ int bcn_config_parse(const struct bcn_config_opt *tab, void *obj,
 	if (rc == 0)
 		rc = cfg_scan(&x, obj, buf, len, &line, seen, &l);
 	if (rc)
-		return cfg_err(err, errlen, rc, "%s:%zu: %s", source_name, line,
+		return bcn_fail(err, errlen, rc, "%s:%zu: %s", source_name, line,
 			       x.msg);
 	return 0;
 }
@@ -928,16 +912,16 @@ int bcn_config_load(const struct bcn_config_opt *tab, void *obj,
 
 	cfg_err_clear(err, errlen);
 	if (!path)
-		return cfg_err(err, errlen, -EINVAL, "config: no path");
+		return bcn_fail(err, errlen, -EINVAL, "config: no path");
 	bcn_buf_init(&b, BCN_CFG_FILE_MAX);
 	rc = bcn_buf_read_file(&b, path);
 	if (rc == -BCN_EFULL) {
-		rc = cfg_err(err, errlen, rc, "%s: larger than %d bytes", path,
+		rc = bcn_fail(err, errlen, rc, "%s: larger than %d bytes", path,
 			     BCN_CFG_FILE_MAX);
 		goto out;
 	}
 	if (rc) {
-		rc = cfg_err(err, errlen, rc, "%s: %s", path, bcn_strerror(rc));
+		rc = bcn_fail(err, errlen, rc, "%s: %s", path, bcn_strerror(rc));
 		goto out;
 	}
 	rc = bcn_config_parse(tab, obj, (const char *)b.data, b.len, path, err,
@@ -961,11 +945,11 @@ int bcn_config_set(const struct bcn_config_opt *tab, void *obj,
 	if (rc)
 		return rc;
 	if (!obj || !name || !value)
-		return cfg_err(err, errlen, -EINVAL, "config: missing argument");
+		return bcn_fail(err, errlen, -EINVAL, "config: missing argument");
 	o = cfg_find(&x, name, strlen(name));
 	if (!o) {
 		rc = cfg_unknown(&x, "option", false, name, name, strlen(name));
-		return cfg_err(err, errlen, rc, "%s", x.msg);
+		return bcn_fail(err, errlen, rc, "%s", x.msg);
 	}
 	if (o->flags & BCN_CFG_LIST) {
 		s.count = cfg_get_count(o, obj);
@@ -976,7 +960,7 @@ int bcn_config_set(const struct bcn_config_opt *tab, void *obj,
 		rc = cfg_value(&x, o, obj, 0, value, strlen(value));
 	}
 	if (rc)
-		return cfg_err(err, errlen, rc, "option '%s': %s", o->name, x.msg);
+		return bcn_fail(err, errlen, rc, "option '%s': %s", o->name, x.msg);
 	return 0;
 }
 
@@ -1174,7 +1158,7 @@ int bcn_config_getopt(const struct bcn_config_opt *tab, void *obj,
 		goto out;
 	rc = cfg_getopt_scan(&x, argc, argv, &end, &config, &dump);
 	if (rc < 0)
-		return cfg_err(err, errlen, rc, "%s", x.msg);
+		return bcn_fail(err, errlen, rc, "%s", x.msg);
 	if (rc == BCN_CONFIG_HELP)
 		return rc;
 	if (config) {
@@ -1184,7 +1168,7 @@ int bcn_config_getopt(const struct bcn_config_opt *tab, void *obj,
 	}
 	rc = cfg_getopt_apply(&x, obj, argc, argv);
 	if (rc)
-		return cfg_err(err, errlen, rc, "%s", x.msg);
+		return bcn_fail(err, errlen, rc, "%s", x.msg);
 out:
 	if (argi)
 		*argi = end;

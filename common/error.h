@@ -30,4 +30,8 @@ const char *bcn_strerror(int err);
 void bcn_seterr(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* bcn_seterr, then returns rc: "return bcn_fail(err, errlen, -EINVAL, ...)". */
+int bcn_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif

@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/timefmt.h"
+#include "common/utf8.h"
 #include "store/es_build.h"
 
 #define NS_PER_MS 1000000ll
@@ -116,78 +117,6 @@ int bcn_es_parse_index_name(const char *name, const char *prefix, int *layer,
 	return 0;
 }
 
-size_t bcn_utf8_valid(const char *p, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i], len, lo = 0x80, hi = 0xbf;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-			len = 3;
-		else if (c >= 0xf0 && c <= 0xf4)
-			len = 4;
-		else
-			return i;
-		if (c == 0xe0)
-			lo = 0xa0;              /* overlong */
-		else if (c == 0xed)
-			hi = 0x9f;              /* surrogates */
-		else if (c == 0xf0)
-			lo = 0x90;              /* overlong */
-		else if (c == 0xf4)
-			hi = 0x8f;              /* above U+10FFFF */
-		if (n - i < len || s[i + 1] < lo || s[i + 1] > hi)
-			return i;
-		for (unsigned k = 2; k < len; k++)
-			if (s[i + k] < 0x80 || s[i + k] > 0xbf)
-				return i;
-		i += len;
-	}
-	return n;
-}
-
-int bcn_utf8_sanitize(struct bcn_buf *b, size_t from, size_t *replaced)
-{
-	static const char fffd[] = "\xef\xbf\xbd";
-	size_t i = from, bad = 0, len = b->len;
-	struct bcn_buf tmp;
-	int rc = 0;
-
-	*replaced = 0;
-	if (from >= len ||
-	    bcn_utf8_valid((const char *)b->data + from, len - from) == len - from)
-		return 0;
-	bcn_buf_init(&tmp, b->max);
-	rc = bcn_buf_add(&tmp, b->data, from);
-	while (rc == 0 && i < len) {
-		size_t ok = bcn_utf8_valid((const char *)b->data + i, len - i);
-
-		rc = bcn_buf_add(&tmp, b->data + i, ok);
-		i += ok;
-		if (rc == 0 && i < len) {
-			rc = bcn_buf_add(&tmp, fffd, 3);
-			bad++;
-			i++;
-		}
-	}
-	if (rc) {
-		bcn_buf_free(&tmp);
-		return rc;
-	}
-	bcn_buf_free(b);
-	*b = tmp;
-	*replaced = bad;
-	return 0;
-}
-
 /* 128-bit FNV-1a of a string, as 32 hex digits. */
 static void fnv128(const char *s, char out[FNV128_HEX + 1])
 {
@@ -290,10 +219,9 @@ int bcn_es_bulk_add(struct bcn_buf *b, const char *prefix,
 	size_t start = b->len;
 	int rc;
 
-	*replaced = 0;
+	/* JSON strings turn invalid UTF-8 into U+FFFD; count what changed */
+	*replaced = bcn_record_utf8_invalid(it->rec);
 	rc = bulk_lines(b, prefix, it);
-	if (!rc)
-		rc = bcn_utf8_sanitize(b, start, replaced);
 	if (rc)
 		b->len = start;
 	return rc;
@@ -368,7 +296,7 @@ int bcn_es_query_indices(const char *prefix, const struct bcn_store_query *q,
 
 int bcn_es_query(struct bcn_buf *b, const struct bcn_store_query *q)
 {
-	size_t start = b->len, bad;
+	size_t start = b->len;
 	int rc;
 
 	rc = bcn_buf_printf(b, "{\"bool\":{\"filter\":[{\"term\":{\"layer\":\"%s\"}},"
@@ -376,13 +304,9 @@ int bcn_es_query(struct bcn_buf *b, const struct bcn_store_query *q)
 			    "}}}", bcn_layer_name((unsigned)q->layer), q->from,
 			    q->to);
 	if (!rc && q->entity) {
-		size_t at = b->len;
-
 		rc = bcn_buf_adds(b, ",{\"term\":{\"entity\":");
 		if (!rc)
 			rc = bcn_buf_add_json_str(b, q->entity);
-		if (!rc)
-			rc = bcn_utf8_sanitize(b, at, &bad);
 		if (!rc)
 			rc = bcn_buf_adds(b, "}}");
 	}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "common/utf8.h"
 #include "store/store.h"
 
 /* <prefix>-<layer>-YYYY.MM.DD: prefix, the longest layer name, the date. */
@@ -51,15 +52,6 @@ int bcn_es_parse_index_name(const char *name, const char *prefix, int *layer,
  * Returns 0 or -BCN_EFULL (outlen below BCN_ES_ID_MAX + 1 may not do). */
 int bcn_es_doc_id(const char *node, uint64_t seq, uint32_t idx, char *out,
 		  size_t outlen);
-
-/* Length of the valid UTF-8 prefix of the n bytes at p (no overlong forms,
- * surrogates or code points above U+10FFFF). */
-size_t bcn_utf8_valid(const char *p, size_t n);
-
-/* Replaces each invalid UTF-8 byte at or after offset from in b by U+FFFD.
- * Returns 0 and the number of replaced bytes in *replaced, or a buf error
- * (b is then unchanged). */
-int bcn_utf8_sanitize(struct bcn_buf *b, size_t from, size_t *replaced);
 
 /* Appends the two bulk lines ("index" action with _index and _id, then
  * the document) of one record. The document holds the identity (node,

@@ -18,21 +18,6 @@ static const char *const sum_names[BCN_ES_NSUMS] = {
 	"other_ops",
 };
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 int bcn_es_retriable(long status)
 {
 	return status == 429 || (status >= 500 && status <= 599);
@@ -139,7 +124,7 @@ int bcn_es_parse_bulk(const char *buf, size_t len, size_t n, int *status,
 		return rc;
 	items = json_object_get(root, "items");
 	if (json_array_size(items) != n) {
-		rc = fail(reason, reasonlen, -BCN_ECORRUPT,
+		rc = bcn_fail(reason, reasonlen, -BCN_ECORRUPT,
 			  "bulk response has %zu items, want %zu",
 			  json_array_size(items), n);
 		goto out;
@@ -148,7 +133,7 @@ int bcn_es_parse_bulk(const char *buf, size_t len, size_t n, int *status,
 		rc = bulk_item(json_array_get(items, i), &status[i], reason,
 			       reasonlen);
 		if (rc) {
-			rc = fail(reason, reasonlen, rc,
+			rc = bcn_fail(reason, reasonlen, rc,
 				  "bulk response item %zu has no status", i);
 			goto out;
 		}
@@ -166,9 +151,9 @@ static int check_shards(const json_t *root, char *err, size_t errlen)
 	char what[BCN_ES_ERR_MAX] = "no reason given";
 
 	if (json_is_true(json_object_get(root, "timed_out")))
-		return fail(err, errlen, -EIO, "search timed out");
+		return bcn_fail(err, errlen, -EIO, "search timed out");
 	if (!json_is_integer(failed))
-		return fail(err, errlen, -BCN_ECORRUPT, "response has no _shards");
+		return bcn_fail(err, errlen, -BCN_ECORRUPT, "response has no _shards");
 	if (json_integer_value(failed) == 0)
 		return 0;
 	{
@@ -177,7 +162,7 @@ static int check_shards(const json_t *root, char *err, size_t errlen)
 
 		if (reason)
 			describe(reason, what, sizeof(what));
-		return fail(err, errlen, -EIO, "%" JSON_INTEGER_FORMAT
+		return bcn_fail(err, errlen, -EIO, "%" JSON_INTEGER_FORMAT
 			    " shards failed, first (%s): %s",
 			    json_integer_value(failed), str_of(f, "index"), what);
 	}
@@ -221,7 +206,7 @@ int bcn_es_parse_search(const char *buf, size_t len, struct bcn_es_hits *h,
 		goto out;
 	h->hits = json_object_get(json_object_get(h->root, "hits"), "hits");
 	if (!json_is_array(h->hits)) {
-		rc = fail(err, errlen, -BCN_ECORRUPT, "response has no hits.hits");
+		rc = bcn_fail(err, errlen, -BCN_ECORRUPT, "response has no hits.hits");
 		goto out;
 	}
 	json_array_foreach(h->hits, i, hit) {
@@ -229,7 +214,7 @@ int bcn_es_parse_search(const char *buf, size_t len, struct bcn_es_hits *h,
 
 		if (!json_is_object(json_object_get(src, "record")) ||
 		    !json_is_array(json_object_get(hit, "sort"))) {
-			rc = fail(err, errlen, -BCN_ECORRUPT,
+			rc = bcn_fail(err, errlen, -BCN_ECORRUPT,
 				  "hit %zu has no _source.record or sort", i);
 			goto out;
 		}
@@ -250,7 +235,7 @@ int bcn_es_hit_record(const struct bcn_es_hits *h, size_t i,
 					    "record");
 
 	if (!rec)
-		return fail(err, errlen, -BCN_ECORRUPT, "no hit %zu", i);
+		return bcn_fail(err, errlen, -BCN_ECORRUPT, "no hit %zu", i);
 	return bcn_record_from_json_value(rec, a, r, err, errlen);
 }
 
@@ -331,19 +316,19 @@ int bcn_es_parse_buckets(const char *buf, size_t len,
 	if (!json_object_get(root, "aggregations") && no_shards(root))
 		goto out;               /* no index to search: no buckets */
 	if (!json_is_array(buckets)) {
-		rc = fail(err, errlen, -BCN_ECORRUPT,
+		rc = bcn_fail(err, errlen, -BCN_ECORRUPT,
 			  "response has no aggregations.b.buckets");
 		goto out;
 	}
 	if (json_array_size(buckets) > max) {
-		rc = fail(err, errlen, -BCN_EFULL, "%zu buckets, asked for %zu",
+		rc = bcn_fail(err, errlen, -BCN_EFULL, "%zu buckets, asked for %zu",
 			  json_array_size(buckets), max);
 		goto out;
 	}
 	json_array_foreach(buckets, i, b) {
 		rc = get_bucket(b, &out[i]);
 		if (rc) {
-			rc = fail(err, errlen, rc, "bucket %zu is malformed", i);
+			rc = bcn_fail(err, errlen, rc, "bucket %zu is malformed", i);
 			goto out;
 		}
 	}
@@ -351,7 +336,7 @@ int bcn_es_parse_buckets(const char *buf, size_t len,
 	after = json_object_get(agg, "after_key");
 	if (after) {
 		if (get_key_ms(after, after_ms)) {
-			rc = fail(err, errlen, -BCN_ECORRUPT, "malformed after_key");
+			rc = bcn_fail(err, errlen, -BCN_ECORRUPT, "malformed after_key");
 			goto out;
 		}
 		*has_after = 1;
@@ -377,7 +362,7 @@ int bcn_es_parse_count(const char *buf, size_t len, uint64_t *count,
 		goto out;
 	c = json_object_get(root, "count");
 	if (!json_is_integer(c) || json_integer_value(c) < 0)
-		rc = fail(err, errlen, -BCN_ECORRUPT, "response has no count");
+		rc = bcn_fail(err, errlen, -BCN_ECORRUPT, "response has no count");
 	else
 		*count = (uint64_t)json_integer_value(c);
 out:
@@ -397,14 +382,14 @@ int bcn_es_parse_cat_indices(const char *buf, size_t len,
 	if (rc)
 		return rc;
 	if (!json_is_array(root)) {
-		rc = fail(err, errlen, -BCN_ECORRUPT, "index list is no array");
+		rc = bcn_fail(err, errlen, -BCN_ECORRUPT, "index list is no array");
 		goto out;
 	}
 	json_array_foreach(root, i, e) {
 		const char *name = json_string_value(json_object_get(e, "index"));
 
 		if (!name) {
-			rc = fail(err, errlen, -BCN_ECORRUPT,
+			rc = bcn_fail(err, errlen, -BCN_ECORRUPT,
 				  "index list entry %zu has no name", i);
 			goto out;
 		}

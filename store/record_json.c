@@ -21,21 +21,6 @@ void bcn_record_arena_reset(struct bcn_record_arena *a)
 	a->used = 0;
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 /* Whether the n digits at p are a number above INT64_MAX that fits in a
  * uint64 (and no leading zero, which JSON does not allow anyway). */
 static int big_u64(const char *p, size_t n)
@@ -136,7 +121,7 @@ int bcn_json_load(const char *buf, size_t len, json_t **out, char *err,
 	if (n) {
 		copy = malloc(len + 2 * n);
 		if (!copy)
-			return fail(err, errlen, -ENOMEM, "out of memory");
+			return bcn_fail(err, errlen, -ENOMEM, "out of memory");
 		quote_big(buf, len, copy);
 		buf = copy;
 		len += 2 * n;
@@ -144,7 +129,7 @@ int bcn_json_load(const char *buf, size_t len, json_t **out, char *err,
 	*out = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	free(copy);
 	if (!*out)
-		return fail(err, errlen, -BCN_ESYNTAX, "JSON: %s at line %d column %d",
+		return bcn_fail(err, errlen, -BCN_ESYNTAX, "JSON: %s at line %d column %d",
 			    je.text, je.line, je.column);
 	return 0;
 }
@@ -371,29 +356,29 @@ int bcn_record_from_json_value(const json_t *v, struct bcn_record_arena *a,
 	int rc;
 
 	if (!json_is_object(v))
-		return fail(err, errlen, -BCN_ECORRUPT, "record is not an object");
+		return bcn_fail(err, errlen, -BCN_ECORRUPT, "record is not an object");
 	type = type_of(v);
 	if (!type)
-		return fail(err, errlen, -BCN_ECORRUPT,
+		return bcn_fail(err, errlen, -BCN_ECORRUPT,
 			    "record has no known \"type\"");
 	d = bcn_record_desc(type);
 	bcn_record_init(r, (enum bcn_rec_type)type);
 	json_object_foreach((json_t *)v, key, e) {
 		rc = get_key(key, e, d, r, a);
 		if (rc)
-			return fail(err, errlen, rc, "%s record, key \"%s\": %s",
+			return bcn_fail(err, errlen, rc, "%s record, key \"%s\": %s",
 				    d->name, key, rc == -BCN_ECORRUPT ?
 				    "unknown key or wrong JSON type" :
 				    bcn_strerror(rc));
 	}
 	/* every key known and none twice: the count tells all are there */
 	if (json_object_size(v) != COMMON_KEYS + d->nfields)
-		return fail(err, errlen, -BCN_ECORRUPT,
+		return bcn_fail(err, errlen, -BCN_ECORRUPT,
 			    "%s record has %zu keys, want %zu", d->name,
 			    json_object_size(v), COMMON_KEYS + d->nfields);
 	rc = bcn_record_check(r);
 	if (rc)
-		return fail(err, errlen, rc, "%s record out of range", d->name);
+		return bcn_fail(err, errlen, rc, "%s record out of range", d->name);
 	return 0;
 }
 

@@ -24,35 +24,19 @@ const struct bcn_config_opt bcn_store_options[] = {
 	{ .name = NULL }
 };
 
-/* Writes a message to err, which may be NULL as in common/config.h. */
-static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int set_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
-
 int bcn_store_settings_apply(struct bcn_store_settings *s, char *err,
 			     size_t errlen)
 {
 	if (s->retention_ms < BCN_STORE_DAY_MS ||
 	    s->retention_ms % BCN_STORE_DAY_MS)
-		return set_err(err, errlen, -BCN_ERANGE, "store_retention must "
+		return bcn_fail(err, errlen, -BCN_ERANGE, "store_retention must "
 			       "be a whole number of days (at least 1d)");
 	if (s->replicas < 0 || s->replicas > BCN_STORE_REPLICAS_MAX ||
 	    s->shards < 1 || s->shards > BCN_STORE_SHARDS_MAX)
-		return set_err(err, errlen, -BCN_ERANGE, "store_replicas or "
+		return bcn_fail(err, errlen, -BCN_ERANGE, "store_replicas or "
 			       "store_shards out of range");
 	if (s->cfg.backend == BCN_STORE_OPENSEARCH && !s->cfg.url[0])
-		return set_err(err, errlen, -EINVAL, "store_backend opensearch "
+		return bcn_fail(err, errlen, -EINVAL, "store_backend opensearch "
 			       "needs store_url");
 	s->cfg.retention_days = s->retention_ms / BCN_STORE_DAY_MS;
 	s->cfg.replicas = (int)s->replicas;
@@ -95,7 +79,7 @@ int bcn_store_settings_parse(struct bcn_store_settings *s, const char *buf,
 	int rc = 0;
 
 	if (len > BCN_CFG_FILE_MAX)
-		return set_err(err, errlen, -BCN_EFULL, "%s: larger than %d "
+		return bcn_fail(err, errlen, -BCN_EFULL, "%s: larger than %d "
 			       "bytes", source, BCN_CFG_FILE_MAX);
 	bcn_buf_init(&out, BCN_CFG_FILE_MAX);
 	/* copy the text with foreign lines emptied, keeping every line
@@ -111,7 +95,7 @@ int bcn_store_settings_parse(struct bcn_store_settings *s, const char *buf,
 		a = e + 1;
 	}
 	if (rc)
-		set_err(err, errlen, rc, "%s: %s", source, bcn_strerror(rc));
+		bcn_fail(err, errlen, rc, "%s: %s", source, bcn_strerror(rc));
 	else
 		rc = bcn_config_parse(bcn_store_options, s, out.data ?
 				      (const char *)out.data : "", out.len,
@@ -129,7 +113,7 @@ int bcn_store_settings_load(struct bcn_store_settings *s, const char *path,
 	bcn_buf_init(&b, BCN_CFG_FILE_MAX);
 	rc = bcn_buf_read_file(&b, path);
 	if (rc)
-		set_err(err, errlen, rc, "%s: %s", path, bcn_strerror(rc));
+		bcn_fail(err, errlen, rc, "%s: %s", path, bcn_strerror(rc));
 	else
 		rc = bcn_store_settings_parse(s, (const char *)b.data, b.len,
 					      path, err, errlen);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "common/error.h"
 #include "store/es_build.h"
 #include "store/es_parse.h"

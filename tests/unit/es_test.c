@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "common/utf8.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "store/es_build.h"

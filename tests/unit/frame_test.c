@@ -14,73 +14,26 @@
 #include "common/error.h"
 #include "common/frame.h"
 #include "common/varint.h"
+#include "recgen.h"
 
 static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
-
-static uint64_t rng_state = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* Values of every magnitude, so every varint length is exercised. */
-static uint64_t rnd_u64(void)
-{
-	switch (rnd() % 4) {
-	case 0: return 0;
-	case 1: return rnd() % 128;
-	case 2: return rnd() >> (rnd() % 64);
-	default: return rnd();
-	}
-}
 
 static const char *const pool[] = {
 	"", "cn001", "lustre-OST0003", "172.20.20.2@o2ib", "\"quoted\" \\ path",
 	"/scratch/user/ckpt.0001", "日本語", "tab\there", "a",
 };
+static struct recgen gen = { 88172645463325252ull, pool, sizeof(pool) / sizeof(pool[0]), 1 };
+
+static uint64_t rnd(void)
+{
+	return recgen_next(&gen);
+}
 
 static void fill_random(struct bcn_record *r, enum bcn_rec_type type)
 {
-	const struct bcn_record_desc *d = bcn_record_desc(type);
-
 	bcn_record_init(r, type);
 	r->t = (int64_t)(rnd() >> 2) - (int64_t)(1ull << 60);
-	r->dur = (int64_t)(rnd_u64() >> 1);
-	r->job = rnd_u64();
-	for (size_t i = 0; i < d->nfields; i++) {
-		const struct bcn_field *f = &d->fields[i];
-		char *p = (char *)r + f->offset;
-
-		switch (f->kind) {
-		case BCN_F_U64:
-		case BCN_F_I64:
-			*(uint64_t *)p = rnd_u64();
-			break;
-		case BCN_F_ENUM:
-			*(uint64_t *)p = rnd() % f->n;
-			break;
-		case BCN_F_STR:
-			*(const char **)p = pool[rnd() % (sizeof(pool) / sizeof(pool[0]))];
-			break;
-		case BCN_F_VEC:
-			for (unsigned k = 0; k < f->n; k++)
-				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		case BCN_F_DIST: {
-			uint64_t *q = (uint64_t *)p;
-
-			for (size_t k = 0; k < sizeof(struct bcn_dist) / 8; k++)
-				q[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		}
-		}
-	}
-	if (type == BCN_REC_IO && r->u.io.count == 0)
-		r->u.io.count = 1;
+	recgen_fields(&gen, r);
 }
 
 static void assert_same(const struct bcn_record *a, const struct bcn_record *b)

@@ -18,34 +18,10 @@
 #include "common/error.h"
 #include "common/record.h"
 #include "store/record_json.h"
+#include "recgen.h"
 
 #define ROUNDS 300
 #define TEXT_MAX (1u << 20)
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static uint64_t rnd_u64(void)
-{
-	static const uint64_t edge[] = {
-		0, 1, INT64_MAX, (uint64_t)INT64_MAX + 1, UINT64_MAX,
-		(1ull << 53) + 1, 9999999999999999999ull,
-	};
-
-	switch (rnd() % 4) {
-	case 0: return edge[rnd() % (sizeof(edge) / sizeof(edge[0]))];
-	case 1: return rnd() % 1000;
-	case 2: return rnd() >> (rnd() % 64);
-	default: return rnd();
-	}
-}
 
 /* Strings with every character class JSON escapes, and non-ASCII. */
 static const char *const strs[] = {
@@ -54,42 +30,25 @@ static const char *const strs[] = {
 };
 
 static char long_str[BCN_STR_MAX + 1];
+/* the strings above, and one of the longest a record may carry */
+static const char *pool[8];
+static struct recgen gen = { 0x9e3779b97f4a7c15ull, pool, 8, 1 };
+
+static uint64_t rnd(void)
+{
+	return recgen_next(&gen);
+}
 
 static void fill(struct bcn_record *r)
 {
-	const struct bcn_record_desc *d = bcn_record_desc(r->type);
-
-	r->node = strs[rnd() % 7];
-	r->t = (int64_t)rnd_u64();
-	r->dur = (int64_t)(rnd_u64() >> 1);
-	r->job = rnd_u64();
-	for (size_t i = 0; i < d->nfields; i++) {
-		const struct bcn_field *f = &d->fields[i];
-		char *p = (char *)r + f->offset;
-
-		switch (f->kind) {
-		case BCN_F_U64:
-		case BCN_F_I64:
-			*(uint64_t *)p = rnd_u64();
-			break;
-		case BCN_F_ENUM:
-			*(uint64_t *)p = rnd() % f->n;
-			break;
-		case BCN_F_STR:
-			*(const char **)p = rnd() % 8 ? strs[rnd() % 7] : long_str;
-			break;
-		case BCN_F_VEC:
-			for (unsigned k = 0; k < f->n; k++)
-				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		case BCN_F_DIST:
-			for (size_t k = 0; k < sizeof(struct bcn_dist) / 8; k++)
-				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		}
+	if (!pool[0]) {
+		for (int i = 0; i < 7; i++)
+			pool[i] = strs[i];
+		pool[7] = long_str;
 	}
-	if (r->type == BCN_REC_IO && r->u.io.count == 0)
-		r->u.io.count = 1;
+	r->node = strs[rnd() % 7];
+	r->t = (int64_t)recgen_u64(&gen);
+	recgen_fields(&gen, r);
 }
 
 static struct bcn_record_arena arena;

@@ -39,6 +39,7 @@
 #include "common/record.h"
 #include "common/timefmt.h"
 #include "store/store.h"
+#include "recgen.h"
 
 #define SEC BCN_NS_PER_SEC
 #define MIN (60 * SEC)
@@ -243,27 +244,6 @@ static int fx_teardown(void **state)
 
 /* ---- generated records ---- */
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint64_t rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Values of every magnitude. */
-static uint64_t rnd_u64(void)
-{
-	switch (rnd() % 4) {
-	case 0: return 0;
-	case 1: return rnd() % 128;
-	case 2: return rnd() >> (rnd() % 64);
-	default: return rnd();
-	}
-}
-
 #define NPOOL(a) (sizeof(a) / sizeof((a)[0]))
 static const char *const nodes[] = {
 	"cn001", "cn002", "cn010", "cn1", "fwd07", "oss03", "mds01", "sw-mon",
@@ -318,40 +298,17 @@ static struct bcn_record *batch_add(struct batch *b, enum bcn_rec_type type,
 	return r;
 }
 
+static struct recgen gen = { 88172645463325252ull, strpool, NPOOL(strpool), 0 };
+
+static uint64_t rnd(void)
+{
+	return recgen_next(&gen);
+}
+
 /* Every field of r random, within what bcn_record_check accepts. */
 static void fill_random(struct bcn_record *r)
 {
-	const struct bcn_record_desc *d = bcn_record_desc(r->type);
-
-	r->dur = (int64_t)(rnd_u64() >> 1);
-	r->job = rnd_u64();
-	for (size_t i = 0; i < d->nfields; i++) {
-		const struct bcn_field *f = &d->fields[i];
-		char *p = (char *)r + f->offset;
-
-		switch (f->kind) {
-		case BCN_F_U64:
-		case BCN_F_I64:
-			*(uint64_t *)p = rnd_u64();
-			break;
-		case BCN_F_ENUM:
-			*(uint64_t *)p = rnd() % f->n;
-			break;
-		case BCN_F_STR:
-			*(const char **)p = strpool[rnd() % NPOOL(strpool)];
-			break;
-		case BCN_F_VEC:
-			for (unsigned k = 0; k < f->n; k++)
-				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		case BCN_F_DIST:
-			for (size_t k = 0; k < sizeof(struct bcn_dist) / 8; k++)
-				((uint64_t *)p)[k] = rnd() % 3 ? 0 : rnd_u64();
-			break;
-		}
-	}
-	if (r->type == BCN_REC_IO && r->u.io.count == 0)
-		r->u.io.count = 1;
+	recgen_fields(&gen, r);
 }
 
 /* Realistic magnitudes (below 2^40), so that sums stay far from 2^64. */
