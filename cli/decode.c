@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/stream.h"
 #include "cli/summary.h"
 #include "common/error.h"
 #include "common/frame_reader.h"
@@ -47,9 +48,10 @@ static int emit(struct decode_ctx *c, const struct bcn_record *r)
 	return rc;
 }
 
-static int frame_records(struct decode_ctx *c, struct bcn_frame *f,
-			 const char *name, uint64_t at)
+static int frame_records(void *arg, const struct bcn_frame_reader *rd,
+			 struct bcn_frame *f, const char *name, uint64_t at)
 {
+	struct decode_ctx *c = arg;
 	struct bcn_record r;
 	int rc;
 
@@ -76,41 +78,6 @@ static int frame_records(struct decode_ctx *c, struct bcn_frame *f,
 	return rc;
 }
 
-static int decode_fd(struct decode_ctx *c, int fd, const char *name)
-{
-	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
-	struct bcn_frame_reader rd;
-	struct bcn_frame f;
-	uint64_t at;
-	int rc;
-
-	bcn_frame_reader_init(&rd, fd, &lim);
-	bcn_frame_init(&f);
-	for (;;) {
-		rc = bcn_frame_reader_next(&rd, &f, &at);
-		if (rc == 0)
-			break;
-		if (rc == 1) {
-			rc = frame_records(c, &f, name, at);
-			if (rc)
-				break;
-			continue;
-		}
-		if (rc > -BCN_ERR_BASE)
-			break;  /* -errno: reading failed, not the data */
-		fprintf(stderr, "beacon decode: %s: offset %" PRIu64 ": %s\n",
-			name, at, bcn_strerror(rc));
-		c->bad++;
-		rc = 0;
-	}
-	if (rd.skipped_bytes)
-		fprintf(stderr, "beacon decode: %s: skipped %" PRIu64
-			" damaged bytes\n", name, rd.skipped_bytes);
-	bcn_frame_free(&f);
-	bcn_frame_reader_free(&rd);
-	return rc;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -119,23 +86,6 @@ static void usage(FILE *out)
 		"input) as one JSON object per line. With --summary, prints one\n"
 		"object per (layer, job, node, op) with the keys layer, job,\n"
 		"node, op, records, ops and bytes, in sorted order.\n");
-}
-
-static int decode_path(struct decode_ctx *c, const char *path)
-{
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	int rc;
-
-	if (fd < 0) {
-		fprintf(stderr, "beacon decode: %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	rc = decode_fd(c, fd, path);
-	if (fd > 0)
-		close(fd);
-	if (rc)
-		fprintf(stderr, "beacon decode: %s: %s\n", path, bcn_strerror(rc));
-	return rc;
 }
 
 int bcn_cmd_decode(int argc, char **argv)
@@ -164,7 +114,7 @@ int bcn_cmd_decode(int argc, char **argv)
 	bcn_buf_init(&c.out, 4 * OUT_FLUSH);
 	bcn_summary_init(&c.sum);
 	for (int i = optind; i < argc && status == 0; i++)
-		if (decode_path(&c, argv[i]))
+		if (bcn_cli_each_frame("decode", argv[i], frame_records, &c, &c.bad))
 			status = 1;
 	rc = c.summary ? bcn_summary_print(&c.sum, &c.out, stdout)
 		       : flush_out(&c.out);

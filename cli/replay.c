@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/stream.h"
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/error.h"
@@ -138,54 +139,11 @@ static int replay_frame(struct replay *r, const struct bcn_frame_reader *rd,
 	return 0;
 }
 
-static int replay_fd(struct replay *r, int fd, const char *name)
+static int replay_frame_cb(void *arg, const struct bcn_frame_reader *rd,
+			   struct bcn_frame *f, const char *path, uint64_t at)
 {
-	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
-	struct bcn_frame_reader rd;
-	struct bcn_frame f;
-	uint64_t at;
-	int rc;
-
-	bcn_frame_reader_init(&rd, fd, &lim);
-	bcn_frame_init(&f);
-	for (;;) {
-		rc = bcn_frame_reader_next(&rd, &f, &at);
-		if (rc == 0)
-			break;
-		if (rc == 1) {
-			rc = replay_frame(r, &rd, &f, name);
-			if (rc)
-				break;
-			continue;
-		}
-		if (rc > -BCN_ERR_BASE)
-			break;  /* -errno: reading failed, not the data */
-		fprintf(stderr, "beacon replay: %s: offset %" PRIu64 ": %s\n",
-			name, at, bcn_strerror(rc));
-		r->bad++;
-	}
-	bcn_frame_free(&f);
-	bcn_frame_reader_free(&rd);
-	return rc;
-}
-
-static int replay_path(struct replay *r, const char *path)
-{
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	int rc;
-
-	if (fd < 0) {
-		rc = -errno;
-		fprintf(stderr, "beacon replay: %s: %s\n", path, strerror(errno));
-		return rc;
-	}
-	r->files++;
-	rc = replay_fd(r, fd, path);
-	if (fd > 0)
-		close(fd);
-	if (rc && rc != -ETIMEDOUT)
-		fprintf(stderr, "beacon replay: %s: %s\n", path, bcn_strerror(rc));
-	return rc;
+	(void)at;
+	return replay_frame(arg, rd, f, path);
 }
 
 /* Flushes every sender, prints the totals; returns the exit status. */
@@ -280,7 +238,11 @@ int bcn_cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	bcn_log_open("beacon replay", BCN_LOG_DEST_STDERR, r.conf.log_level);
-	for (rc = 0; argi < argc && !rc; argi++)
-		rc = replay_path(&r, argv[argi]);
+	for (rc = 0; argi < argc && !rc; argi++) {
+		r.files++;
+		rc = bcn_cli_each_frame("replay", argv[argi], replay_frame_cb, &r, &r.bad);
+		if (rc && rc != -ETIMEDOUT && rc < -BCN_ERR_BASE)
+			fprintf(stderr, "beacon replay: %s: %s\n", argv[argi], bcn_strerror(rc));
+	}
 	return finish(&r, rc);
 }
