@@ -247,15 +247,20 @@ static int run_logsrv(const char *addr, const char *keyfile, long conns,
 	return 0;
 }
 
-/* The same frames, the same script, pipelined straight into Redis from
- * one connection, WINDOW * 64 commands in flight. */
+#define CEIL_BATCH 64            /* frames per script call */
+
+/* The same frames and the same script, called with CEIL_BATCH frames a
+ * time and 64 calls pipelined, from one connection straight into Redis. */
 static int run_ceiling(int port, long conns, long frames, long records)
 {
+	static const char *argv[5 + 3 * CEIL_BATCH];
+	static size_t argl[5 + 3 * CEIL_BATCH];
+	static char keys[CEIL_BATCH][48], seqs[CEIL_BATCH][24];
 	redisContext *rc = redisConnect("127.0.0.1", port);
 	redisReply *r;
-	struct bcn_buf fb;
-	char sha[64], node[32], key[64], seq[24];
-	long total = conns * frames, sent = 0, got = 0, inflight = WINDOW * 64;
+	char sha[64], node[32], nkeys[8];
+	long total = conns * frames, sent = 0, got = 0, inflight = 64;
+	struct bcn_buf *all;
 	double t0, t1;
 
 	if (!rc || rc->err)
@@ -265,11 +270,11 @@ static int run_ceiling(int port, long conns, long frames, long records)
 		return 1;
 	snprintf(sha, sizeof(sha), "%s", r->str);
 	freeReplyObject(r);
-	bcn_buf_init(&fb, 64u << 20);
 	/* frames are built outside the timed part, as the log server gets
 	 * them ready-made from the network */
-	struct bcn_buf *all = calloc((size_t)total, sizeof(*all));
-
+	all = calloc((size_t)total, sizeof(*all));
+	if (!all)
+		return 1;
 	for (long i = 0; i < total; i++) {
 		snprintf(node, sizeof(node), "cn%05ld", i % conns);
 		bcn_buf_init(&all[i], 64u << 20);
@@ -277,21 +282,33 @@ static int run_ceiling(int port, long conns, long frames, long records)
 	}
 	t0 = now();
 	while (got < total) {
-		while (sent < total && sent - got < inflight) {
-			snprintf(key, sizeof(key), "ceil:seen:cn%05ld", sent % conns);
-			snprintf(seq, sizeof(seq), "%ld", sent / conns + 1);
-			const char *argv[] = { "EVALSHA", sha, "2", key, "ceil:queue",
-					       seq, (const char *)all[sent].data, "4096" };
-			size_t argl[] = { 7, strlen(sha), 1, strlen(key), 10,
-					  strlen(seq), all[sent].len, 4 };
+		while (sent < total && (sent - got) / CEIL_BATCH < inflight) {
+			long n = total - sent < CEIL_BATCH ? total - sent : CEIL_BATCH;
+			size_t k = 0;
 
-			redisAppendCommandArgv(rc, 8, argv, argl);
-			sent++;
+			snprintf(nkeys, sizeof(nkeys), "%ld", n + 1);
+			argv[k] = "EVALSHA"; argl[k++] = 7;
+			argv[k] = sha; argl[k++] = strlen(sha);
+			argv[k] = nkeys; argl[k++] = strlen(nkeys);
+			argv[k] = "ceil:queue"; argl[k++] = 10;
+			for (long j = 0; j < n; j++) {
+				snprintf(keys[j], sizeof(keys[j]), "ceil:seen:cn%05ld", (sent + j) % conns);
+				argv[k] = keys[j]; argl[k++] = strlen(keys[j]);
+			}
+			argv[k] = "4096"; argl[k++] = 4;
+			for (long j = 0; j < n; j++) {
+				snprintf(seqs[j], sizeof(seqs[j]), "%ld", (sent + j) / conns + 1);
+				argv[k] = seqs[j]; argl[k++] = strlen(seqs[j]);
+				argv[k] = (const char *)all[sent + j].data;
+				argl[k++] = all[sent + j].len;
+			}
+			redisAppendCommandArgv(rc, (int)k, argv, argl);
+			sent += n;
 		}
-		if (redisGetReply(rc, (void **)&r) != REDIS_OK)
+		if (redisGetReply(rc, (void **)&r) != REDIS_OK || r->type != REDIS_REPLY_ARRAY)
 			return 1;
+		got += (long)r->elements;
 		freeReplyObject(r);
-		got++;
 	}
 	t1 = now();
 	printf("{\"bench\":\"ingest\",\"target\":\"redis_ceiling\",\"connections\":1,"
@@ -302,7 +319,6 @@ static int run_ceiling(int port, long conns, long frames, long records)
 	for (long i = 0; i < total; i++)
 		bcn_buf_free(&all[i]);
 	free(all);
-	bcn_buf_free(&fb);
 	redisFree(rc);
 	return 0;
 }

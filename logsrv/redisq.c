@@ -23,20 +23,36 @@
 #define BACKOFF_MIN_MS 100
 #define CONNECT_TIMEOUT_MS 5000
 
-/* KEYS[1] dedup zset of the node, KEYS[2] queue list;
- * ARGV[1] seq, ARGV[2] frame, ARGV[3] dedup window.
- * Returns 1 when stored, 0 for a duplicate. */
-const char bcn_logsrv_enqueue_lua[] =
-	"if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then\n"
-	"  return 0\n"
-	"end\n"
-	"redis.call('RPUSH', KEYS[2], ARGV[2])\n"
-	"local n = redis.call('ZCARD', KEYS[1])\n"
-	"local w = tonumber(ARGV[3])\n"
-	"if n > w then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, n - w - 1) end\n"
-	"return 1\n";
+#define BATCH_FRAMES 256        /* frames per script call */
+#define BATCH_BYTES (8u << 20)
 
-static void send_pending(struct bcn_srv *s);
+/* KEYS[1] the queue list, KEYS[1 + j] the dedup zset of frame j's node;
+ * ARGV[1] the dedup window, ARGV[2j] frame j's sequence number and
+ * ARGV[2j + 1] the frame, for j = 1 .. #KEYS - 1. Returns, per frame, 1
+ * when stored and 0 for a duplicate. One call carries the frames of one
+ * turn of the event loop, so that Redis writes (and fsyncs) them at once. */
+const char bcn_logsrv_enqueue_lua[] =
+	"local w = tonumber(ARGV[1])\n"
+	"local res = {}\n"
+	"for j = 1, #KEYS - 1 do\n"
+	"  local seen, seq = KEYS[j + 1], ARGV[2 * j]\n"
+	"  if redis.call('ZADD', seen, 'NX', seq, seq) == 1 then\n"
+	"    redis.call('RPUSH', KEYS[1], ARGV[2 * j + 1])\n"
+	"    local n = redis.call('ZCARD', seen)\n"
+	"    if n > w then redis.call('ZREMRANGEBYRANK', seen, 0, n - w - 1) end\n"
+	"    res[j] = 1\n"
+	"  else\n"
+	"    res[j] = 0\n"
+	"  end\n"
+	"end\n"
+	"return res\n";
+
+/* The frames of one script call, in order. */
+struct batch {
+	size_t n;
+	struct bcn_pending *items[BATCH_FRAMES];
+};
+
 
 /* --- epoll adapter for hiredis --- */
 
@@ -94,6 +110,7 @@ static void mark_all_unsent(struct bcn_srv *s)
 {
 	for (struct bcn_pending *p = s->pending.next; p != &s->pending; p = p->next)
 		p->sent = false;
+	s->unsent = true;
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)
@@ -145,11 +162,12 @@ static void on_script(redisAsyncContext *ac, void *reply, void *priv)
 	memcpy(s->script_sha, r->str, r->len);
 	s->script_sha[r->len] = '\0';
 	s->redis_ready = true;
+	s->unsent = true;
 	s->redis_backoff_ms = 0;
 	bcn_complain_release(&s->redis_complaint, BCN_LOG_NOTICE,
 			     "Redis %s:%" PRIu64 " is back", s->cfg->redis_host,
 			     s->cfg->redis_port);
-	send_pending(s);
+	bcn_redisq_flush(s);
 }
 
 static const char *config_value(const redisReply *r)
@@ -296,63 +314,105 @@ static void pending_free(struct bcn_srv *s, struct bcn_pending *p)
 	free(p);
 }
 
-static void on_enqueued(redisAsyncContext *ac, void *reply, void *priv)
+static void ack_one(struct bcn_srv *s, struct bcn_pending *p, bool stored)
 {
-	struct bcn_srv *s = ac->data;
-	struct bcn_pending *p = priv;
-	redisReply *r = reply;
-	struct bcn_conn *c;
+	struct bcn_conn *c = bcn_srv_conn(s, p->fd, p->conn_id);
 
-	if (!r || r->type != REDIS_REPLY_INTEGER) {
-		/* a disconnect calls this with r == NULL; p stays pending */
-		if (r)
-			redis_fail(s, "enqueue", r);
-		p->sent = false;
-		return;
-	}
-	if (r->integer == 1)
+	if (stored)
 		s->st->frames_stored++;
 	else
 		s->st->frames_duplicate++;
-	c = bcn_srv_conn(s, p->fd, p->conn_id);
 	if (c) {
 		c->inflight--;
-		bcn_srv_ack(s, c, p->seq, r->integer == 1 ? BCN_ACK_STORED
-							   : BCN_ACK_DUPLICATE);
+		bcn_srv_ack(s, c, p->seq, stored ? BCN_ACK_STORED : BCN_ACK_DUPLICATE);
 	}
 	pending_free(s, p);
-	bcn_srv_pressure(s);
 }
 
-static int send_one(struct bcn_srv *s, struct bcn_pending *p)
+static void on_enqueued(redisAsyncContext *ac, void *reply, void *priv)
 {
-	char seq[24], window[24];
-	const char *argv[8];
-	size_t argl[8];
+	struct bcn_srv *s = ac->data;
+	struct batch *b = priv;
+	redisReply *r = reply;
+	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == b->n;
 
-	snprintf(seq, sizeof(seq), "%" PRIu64, p->seq);
+	for (size_t i = 0; ok && i < b->n; i++)
+		ok = r->element[i]->type == REDIS_REPLY_INTEGER;
+	if (!ok) {
+		/* a disconnect calls this with r == NULL; the frames stay
+		 * pending and are sent again after the reconnect */
+		if (r)
+			redis_fail(s, "enqueue", r);
+		for (size_t i = 0; i < b->n; i++)
+			b->items[i]->sent = false;
+		s->unsent = true;
+	} else {
+		for (size_t i = 0; i < b->n; i++)
+			ack_one(s, b->items[i], r->element[i]->integer == 1);
+		bcn_srv_pressure(s);
+	}
+	free(b);
+}
+
+/* Sends one script call with the frames of b. Returns 0 or -EIO. */
+static int send_batch(struct bcn_srv *s, struct batch *b)
+{
+	static const char *argv[5 + 3 * BATCH_FRAMES];
+	static size_t argl[5 + 3 * BATCH_FRAMES];
+	static char seqs[BATCH_FRAMES][24];
+	char nkeys[24], window[24];
+	size_t k = 0, n = b->n;
+
+	snprintf(nkeys, sizeof(nkeys), "%zu", n + 1);
 	snprintf(window, sizeof(window), "%" PRIu64, s->cfg->dedup_window);
-	argv[0] = "EVALSHA"; argl[0] = 7;
-	argv[1] = s->script_sha; argl[1] = strlen(s->script_sha);
-	argv[2] = "2"; argl[2] = 1;
-	argv[3] = p->seen_key; argl[3] = strlen(p->seen_key);
-	argv[4] = s->queue_key; argl[4] = strlen(s->queue_key);
-	argv[5] = seq; argl[5] = strlen(seq);
-	argv[6] = (const char *)p->frame; argl[6] = p->len;
-	argv[7] = window; argl[7] = strlen(window);
-	if (redisAsyncCommandArgv(s->rc, on_enqueued, p, 8, argv, argl) != REDIS_OK)
+	argv[k] = "EVALSHA"; argl[k++] = 7;
+	argv[k] = s->script_sha; argl[k++] = strlen(s->script_sha);
+	argv[k] = nkeys; argl[k++] = strlen(nkeys);
+	argv[k] = s->queue_key; argl[k++] = strlen(s->queue_key);
+	for (size_t j = 0; j < n; j++) {
+		argv[k] = b->items[j]->seen_key;
+		argl[k++] = strlen(b->items[j]->seen_key);
+	}
+	argv[k] = window; argl[k++] = strlen(window);
+	for (size_t j = 0; j < n; j++) {
+		snprintf(seqs[j], sizeof(seqs[j]), "%" PRIu64, b->items[j]->seq);
+		argv[k] = seqs[j]; argl[k++] = strlen(seqs[j]);
+		argv[k] = (const char *)b->items[j]->frame; argl[k++] = b->items[j]->len;
+	}
+	if (redisAsyncCommandArgv(s->rc, on_enqueued, b, (int)k, argv, argl) != REDIS_OK)
 		return -EIO;
-	p->sent = true;
-	p->sent_ms = s->now_ms;
+	for (size_t j = 0; j < n; j++) {
+		b->items[j]->sent = true;
+		b->items[j]->sent_ms = s->now_ms;
+	}
 	return 0;
 }
 
-static void send_pending(struct bcn_srv *s)
+void bcn_redisq_flush(struct bcn_srv *s)
 {
-	for (struct bcn_pending *p = s->pending.next;
-	     p != &s->pending && s->redis_ready; p = p->next)
-		if (!p->sent && send_one(s, p))
-			break;
+	struct bcn_pending *p = s->pending.next;
+
+	while (s->redis_ready && s->unsent) {
+		struct batch *b = malloc(sizeof(*b));
+		size_t bytes = 0;
+
+		if (!b)
+			return;         /* retried at the next turn */
+		b->n = 0;
+		for (; p != &s->pending && b->n < BATCH_FRAMES && bytes < BATCH_BYTES;
+		     p = p->next) {
+			if (p->sent)
+				continue;
+			b->items[b->n++] = p;
+			bytes += p->len;
+		}
+		if (b->n == 0 || send_batch(s, b)) {
+			s->unsent = b->n != 0;
+			free(b);
+			return;
+		}
+		s->unsent = p != &s->pending;
+	}
 }
 
 int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
@@ -384,8 +444,7 @@ int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
 	s->st->pending_frames++;
 	s->st->pending_bytes += len;
 	c->inflight++;
-	if (s->redis_ready)
-		send_one(s, p);
+	s->unsent = true;       /* sent by bcn_redisq_flush at the end of the turn */
 	bcn_srv_pressure(s);
 	return 0;
 }

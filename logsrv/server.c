@@ -551,6 +551,7 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 		s->now_ms = bcn_mono_ms();
 		for (int i = 0; i < n; i++)
 			dispatch(s, &evs[i], &last_slow);
+		bcn_redisq_flush(s);
 		flush_dirty(s);
 		if (*stop && !s->draining) {
 			BCN_NOTICE("stopping: %" PRIu64 " frames still wait for Redis",

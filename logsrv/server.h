@@ -92,6 +92,7 @@ struct bcn_srv {
 	char queue_key[BCN_LOGSRV_PREFIX_MAX + 16];
 	char password[256];
 	struct bcn_pending pending;     /* list head */
+	bool unsent;                    /* some pending frame is not sent */
 	struct bcn_complain redis_complaint;
 };
 
@@ -104,9 +105,13 @@ void bcn_redisq_tick(struct bcn_srv *s);
 void bcn_redisq_event(struct bcn_srv *s, uint32_t events);
 /* Takes a validated DATA frame of node with sequence seq: keeps a copy
  * until Redis has it durably, then acknowledges it to the connection.
- * Returns 0 or -ENOMEM. */
+ * The frame goes to Redis with the others of this turn of the event loop,
+ * at bcn_redisq_flush. Returns 0 or -ENOMEM. */
 int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
 		      uint64_t seq, const uint8_t *frame, size_t len);
+
+/* Sends the frames not yet sent to Redis, in batches. */
+void bcn_redisq_flush(struct bcn_srv *s);
 
 /* server.c, for redisq.c */
 struct bcn_conn *bcn_srv_conn(struct bcn_srv *s, int fd, uint64_t id);
