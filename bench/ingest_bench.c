@@ -258,7 +258,7 @@ static int run_ceiling(int port, long conns, long frames, long records)
 	static char keys[CEIL_BATCH][48], seqs[CEIL_BATCH][24];
 	redisContext *rc = redisConnect("127.0.0.1", port);
 	redisReply *r;
-	char sha[64], node[32], nkeys[8];
+	char sha[64], node[32], nkeys[24];
 	long total = conns * frames, sent = 0, got = 0, inflight = 64;
 	struct bcn_buf *all;
 	double t0, t1;

@@ -1,0 +1,675 @@
+/* The shared skeleton of the collector daemons: command line and
+ * configuration, the sampling loop on fixed monotonic ticks, framing of
+ * the records into DATA frames sent through the sender library or written
+ * to --output, signal handling, per-sample timing and rate-limited
+ * reports of failing files and samples (docs/collectors.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/collector.h"
+#include "common/error.h"
+
+#define NS_PER_MS INT64_C(1000000)
+#define NS_PER_SEC INT64_C(1000000000)
+#define ZLIB_LEVEL 1                    /* frames: fastest compression */
+#define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
+#define STATUS_MAX 65536                /* /proc/self/status, read at exit */
+#define STATS_LINE_MAX 4096
+#define CLOCK_STEP_NS NS_PER_SEC          /* wall clock jumps larger: resync */
+
+const char *const bcn_collector_log_dests[] = { "stderr", "syslog", NULL };
+
+struct file_complaint {
+	uint64_t hash;                  /* of the path, 0: slot unused */
+	struct bcn_complain c;
+};
+
+struct bcn_collector {
+	struct bcn_collector_conf *cc;
+	struct bcn_sender *snd;         /* NULL with --output */
+	int out_fd;                     /* --output, or -1 */
+	uint64_t seq;                   /* next sequence number (--output) */
+	struct bcn_frame_builder b;
+	bool have_b;                    /* b is usable */
+	size_t cut_bytes;               /* cut frames above this raw size */
+	struct bcn_buf obuf;            /* one finished frame (--output) */
+	struct bcn_collector_stats st;
+	uint64_t skipped_now;           /* malformed lines, this sample */
+	struct bcn_complain send_c, sample_c, overrun_c, skip_c, bad_c;
+	struct file_complaint files[FILE_COMPLAINTS];
+};
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t sample_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void on_sample(int sig)
+{
+	(void)sig;
+	sample_requested = 1;
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+int bcn_collector_path_join(const char *root, const char *rel, char *out,
+			    size_t len)
+{
+	size_t rl = strlen(root);
+	int n;
+
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	while (*rel == '/')
+		rel++;
+	n = snprintf(out, len, "%.*s/%s", (int)rl, root, rel);
+	if (n < 0 || (size_t)n >= len)
+		return -BCN_EFULL;
+	return 0;
+}
+
+int bcn_collector_path(const struct bcn_collector *c, const char *rel,
+		       char *out, size_t len)
+{
+	return bcn_collector_path_join(c->cc->root, rel, out, len);
+}
+
+const struct bcn_collector_conf *bcn_collector_conf(
+	const struct bcn_collector *c)
+{
+	return c->cc;
+}
+
+void bcn_collector_stats(const struct bcn_collector *c,
+			 struct bcn_collector_stats *st)
+{
+	*st = c->st;
+}
+
+static uint64_t hash_path(const char *s)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	for (; *s; s++) {
+		h ^= (uint8_t)*s;
+		h *= UINT64_C(1099511628211);
+	}
+	return h ? h : 1;
+}
+
+void bcn_collector_file_error(struct bcn_collector *c, const char *path,
+			      int rc)
+{
+	uint64_t h = hash_path(path);
+	struct file_complaint *fc = &c->files[h % FILE_COMPLAINTS];
+
+	c->st.file_errors++;
+	if (fc->hash != h) {
+		fc->hash = h;
+		fc->c = (struct bcn_complain)BCN_COMPLAIN_INIT;
+	}
+	bcn_complain(&fc->c, BCN_LOG_WARNING, "%s: %s", path,
+		     bcn_strerror(rc));
+}
+
+void bcn_collector_skipped(struct bcn_collector *c, uint64_t lines)
+{
+	c->skipped_now += lines;
+}
+
+int bcn_collector_read(struct bcn_collector *c, const char *rel,
+		       struct bcn_buf *b)
+{
+	char path[BCN_COLLECTOR_PATH_MAX];
+	int rc;
+
+	bcn_buf_reset(b);
+	rc = bcn_collector_path(c, rel, path, sizeof(path));
+	if (!rc)
+		rc = bcn_buf_read_file(b, path);
+	if (rc) {
+		bcn_buf_reset(b);
+		bcn_collector_file_error(c, path, rc);
+	}
+	return rc;
+}
+
+/* Writes all of p[0..len-1] to fd. Returns 0 or -errno. */
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* (Re)creates the frame builder, empty. Returns 0 or -ENOMEM. */
+static int builder_reset(struct bcn_collector *c)
+{
+	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	int rc;
+
+	if (c->have_b)
+		bcn_frame_builder_free(&c->b);
+	rc = bcn_frame_builder_init(&c->b, &lim, ZLIB_LEVEL);
+	c->have_b = rc == 0;
+	return rc;
+}
+
+/* Finishes the current frame, if it holds records, and sends or writes
+ * it. Returns 0 or the failure (counted, complained about, records
+ * dropped). */
+static int cut_frame(struct bcn_collector *c)
+{
+	uint32_t n;
+	int rc;
+
+	if (!c->have_b)
+		return -ENOMEM;
+	n = bcn_frame_builder_count(&c->b);
+	if (n == 0)
+		return 0;
+	if (c->snd) {
+		rc = bcn_sender_submit_builder(c->snd, &c->b, NULL);
+	} else {
+		bcn_buf_reset(&c->obuf);
+		rc = bcn_frame_builder_finish(&c->b, c->cc->node, c->seq,
+					      &c->obuf);
+		if (!rc) {
+			c->seq++;
+			rc = write_all(c->out_fd, c->obuf.data, c->obuf.len);
+		}
+	}
+	if (!rc) {
+		c->st.frames++;
+		bcn_complain_release(&c->send_c, BCN_LOG_NOTICE,
+				     "frames are delivered again");
+		return 0;
+	}
+	c->st.send_errors++;
+	bcn_complain(&c->send_c, BCN_LOG_ERR, "cannot %s a frame of %" PRIu32
+		     " records: %s", c->snd ? "send" : "write", n,
+		     bcn_strerror(rc));
+	/* the builder may keep the records it failed to finish: drop them */
+	if (bcn_frame_builder_count(&c->b) && builder_reset(c))
+		BCN_ERR("cannot reset the frame builder: out of memory");
+	return rc;
+}
+
+int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r)
+{
+	int rc = bcn_record_check(r);
+
+	if (rc) {
+		c->st.bad_records++;
+		bcn_complain(&c->bad_c, BCN_LOG_ERR, "dropping an invalid %s "
+			     "record", bcn_record_desc(r->type) ?
+			     bcn_record_desc(r->type)->name : "unknown");
+		return rc;
+	}
+	if (!c->have_b && builder_reset(c))
+		return -ENOMEM;
+	if (bcn_frame_builder_size(&c->b) >= c->cut_bytes) {
+		rc = cut_frame(c);
+		if (rc)
+			return rc;
+	}
+	rc = bcn_frame_builder_add(&c->b, r);
+	if (rc == -BCN_EFULL) {
+		rc = cut_frame(c);
+		if (rc)
+			return rc;      /* counted and logged by cut_frame */
+		rc = bcn_frame_builder_add(&c->b, r);
+	}
+	if (rc) {
+		c->st.bad_records++;
+		bcn_complain(&c->bad_c, BCN_LOG_ERR, "cannot add a record to "
+			     "a frame: %s", bcn_strerror(rc));
+		return rc;
+	}
+	c->st.records++;
+	return 0;
+}
+
+/* Takes one sample closing [t, t + dur) and sends its frames. */
+static void take_sample(struct bcn_collector *c,
+			const struct bcn_collector_ops *ops, void *state,
+			int64_t t, int64_t dur)
+{
+	int64_t cpu0 = thread_cpu_ns(), wall0 = mono_ns(), cpu, wall;
+	uint64_t recs0 = c->st.records, frames0 = c->st.frames;
+	int rc;
+
+	c->skipped_now = 0;
+	rc = ops->sample(state, c, t, dur);
+	if (rc) {
+		c->st.sample_errors++;
+		bcn_complain(&c->sample_c, BCN_LOG_ERR, "sample failed: %s",
+			     bcn_strerror(rc));
+	}
+	cut_frame(c);
+	if (c->skipped_now) {
+		c->st.skipped_lines += c->skipped_now;
+		bcn_complain(&c->skip_c, BCN_LOG_WARNING, "sample %" PRIu64
+			     ": skipped %" PRIu64 " malformed lines",
+			     c->st.samples + 1, c->skipped_now);
+	}
+	cpu = thread_cpu_ns() - cpu0;
+	wall = mono_ns() - wall0;
+	c->st.samples++;
+	c->st.last_cpu_ns = (uint64_t)cpu;
+	c->st.sample_cpu_ns += (uint64_t)cpu;
+	c->st.sample_wall_ns += (uint64_t)wall;
+	if ((uint64_t)cpu > c->st.sample_cpu_max_ns)
+		c->st.sample_cpu_max_ns = (uint64_t)cpu;
+	if ((uint64_t)wall > c->st.sample_wall_max_ns)
+		c->st.sample_wall_max_ns = (uint64_t)wall;
+	BCN_INFO("sample %" PRIu64 " done: %" PRIu64 " records, %" PRIu64
+		 " frames, cpu %" PRId64 " us, wall %" PRId64 " us",
+		 c->st.samples, c->st.records - recs0, c->st.frames - frames0,
+		 cpu / 1000, wall / 1000);
+}
+
+/* Sleeps until the monotonic deadline, a signal, or a sample request;
+ * the stop and sample signals are unblocked only while waiting. */
+static void wait_until(int64_t deadline, const sigset_t *waitmask)
+{
+	int64_t left = deadline - mono_ns();
+	struct timespec ts;
+
+	if (left <= 0 || stop_requested || sample_requested)
+		return;
+	ts.tv_sec = left / NS_PER_SEC;
+	ts.tv_nsec = left % NS_PER_SEC;
+	ppoll(NULL, 0, &ts, waitmask);
+}
+
+/* The loop: one sample at once, then one per tick, until count samples
+ * or a stop signal. */
+static void run_loop(struct bcn_collector *c,
+		     const struct bcn_collector_ops *ops, void *state,
+		     const sigset_t *waitmask)
+{
+	int64_t iv = c->cc->interval_ms * NS_PER_MS;
+	int64_t next = mono_ns(), prev = 0, wall = 0;
+	bool first = true;
+
+	while (!stop_requested) {
+		int64_t now = mono_ns(), real = bcn_real_ns(), missed;
+
+		if (now < next && !sample_requested) {
+			wait_until(next, waitmask);
+			continue;
+		}
+		sample_requested = 0;
+		if (first)
+			prev = now - iv;        /* the first window: one interval */
+		/* windows follow each other exactly, on the monotonic clock,
+		 * unless the wall clock was stepped */
+		if (first || llabs(wall + (now - prev) - real) > CLOCK_STEP_NS)
+			wall = real - (now - prev);
+		first = false;
+		take_sample(c, ops, state, wall, now - prev);
+		wall += now - prev;
+		prev = now;
+		if (c->cc->count && c->st.samples >= c->cc->count)
+			break;
+		if (now < next)
+			continue;               /* an extra, requested sample */
+		next += iv;
+		now = mono_ns();
+		if (now >= next) {
+			missed = (now - next) / iv + 1;
+			next += missed * iv;
+			c->st.overruns += (uint64_t)missed;
+			bcn_complain(&c->overrun_c, BCN_LOG_WARNING,
+				     "sampling takes longer than the interval: "
+				     "%" PRId64 " ticks skipped", missed);
+		}
+	}
+}
+
+/* Adds "key_kb":value for the /proc/self/status lines VmRSS, VmHWM
+ * (resident, peak) and RssAnon, RssFile (private memory, mapped files
+ * such as shared libraries). */
+static void add_memory(struct bcn_buf *line)
+{
+	static const char *const keys[] = { "VmRSS:", "VmHWM:", "RssAnon:",
+					    "RssFile:" };
+	struct bcn_buf st;
+
+	bcn_buf_init(&st, STATUS_MAX);
+	if (bcn_buf_read_file(&st, "/proc/self/status") == 0 &&
+	    bcn_buf_add(&st, "", 1) == 0) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			const char *p = strstr((const char *)st.data, keys[i]);
+			int kl = (int)strlen(keys[i]) - 1;
+			unsigned long long kb;
+			char *end;
+
+			if (!p)
+				continue;
+			kb = strtoull(p + kl + 1, &end, 10);
+			if (end != p + kl + 1)
+				bcn_buf_printf(line, ",\"%.*s_kb\":%llu", kl,
+					       keys[i], kb);
+		}
+	}
+	bcn_buf_free(&st);
+}
+
+static uint64_t tv_us(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000u + (uint64_t)tv->tv_usec;
+}
+
+/* Writes the loop statistics as one JSON line to stats_file. */
+static void write_stats(const struct bcn_collector *c, const char *prog)
+{
+	const struct bcn_collector_stats *s = &c->st;
+	uint64_t n = s->samples ? s->samples : 1;
+	struct rusage self, kids;
+	struct bcn_buf line;
+	FILE *f;
+
+	if (!c->cc->stats_file[0])
+		return;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &kids);
+	bcn_buf_init(&line, STATS_LINE_MAX);
+	bcn_buf_printf(&line, "{\"program\":\"%s\",\"samples\":%" PRIu64
+		       ",\"records\":%" PRIu64 ",\"frames\":%" PRIu64
+		       ",\"bad_records\":%" PRIu64 ",\"send_errors\":%" PRIu64
+		       ",\"sample_errors\":%" PRIu64 ",\"file_errors\":%" PRIu64
+		       ",\"skipped_lines\":%" PRIu64 ",\"overruns\":%" PRIu64
+		       ",\"sample_cpu_us_mean\":%.1f,\"sample_cpu_us_max\":%.1f"
+		       ",\"sample_wall_us_mean\":%.1f,\"sample_wall_us_max\":%.1f"
+		       ",\"process_cpu_us\":%" PRIu64 ",\"children_cpu_us\":%"
+		       PRIu64, prog, s->samples, s->records, s->frames,
+		       s->bad_records, s->send_errors, s->sample_errors,
+		       s->file_errors, s->skipped_lines, s->overruns,
+		       (double)s->sample_cpu_ns / 1e3 / (double)n,
+		       (double)s->sample_cpu_max_ns / 1e3,
+		       (double)s->sample_wall_ns / 1e3 / (double)n,
+		       (double)s->sample_wall_max_ns / 1e3,
+		       tv_us(&self.ru_utime) + tv_us(&self.ru_stime),
+		       tv_us(&kids.ru_utime) + tv_us(&kids.ru_stime));
+	add_memory(&line);
+	bcn_buf_adds(&line, "}\n");
+	f = strcmp(c->cc->stats_file, "-") ? fopen(c->cc->stats_file, "ae") :
+		stderr;
+	if (!f) {
+		BCN_ERR("%s: %s", c->cc->stats_file, strerror(errno));
+	} else {
+		if (fwrite(line.data, 1, line.len, f) != line.len)
+			BCN_ERR("%s: cannot write the statistics",
+				c->cc->stats_file);
+		if (f != stderr && fclose(f))
+			BCN_ERR("%s: %s", c->cc->stats_file, strerror(errno));
+	}
+	bcn_buf_free(&line);
+}
+
+/* Parses the command line. Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const char *prog,
+		      const char *description,
+		      const struct bcn_config_opt *tab, void *conf)
+{
+	char err[BCN_CFG_ERR_MAX];
+	int argi = 1, rc;
+
+	rc = bcn_config_defaults(tab, conf, err, sizeof(err));
+	if (!rc)
+		rc = bcn_config_getopt(tab, conf, argc, argv, &argi, err,
+				       sizeof(err));
+	if (rc == BCN_CONFIG_HELP) {
+		printf("usage: %s [--KEY VALUE ...]\n%s\n\n", prog, description);
+		bcn_config_help(tab, stdout);
+		return 0;
+	}
+	if (rc == BCN_CONFIG_DUMP) {
+		struct bcn_buf b;
+
+		bcn_buf_init(&b, 1 << 20);
+		rc = bcn_config_dump(tab, conf, &b);
+		if (!rc && fwrite(b.data, 1, b.len, stdout) != b.len)
+			rc = -EIO;
+		bcn_buf_free(&b);
+		if (rc)
+			fprintf(stderr, "%s: %s\n", prog, bcn_strerror(rc));
+		return rc ? 1 : 0;
+	}
+	if (rc || argi < argc) {
+		fprintf(stderr, "%s: %s\n", prog, rc ? err : "unexpected argument");
+		fprintf(stderr, "usage: %s [--KEY VALUE ...] (--help lists the "
+			"keys)\n", prog);
+		return 2;
+	}
+	return -1;
+}
+
+/* Fills in the node name (the host name by default). */
+static int set_node(struct bcn_collector_conf *cc)
+{
+	char host[BCN_NODE_MAX + 2];
+	size_t len;
+
+	if (!cc->node[0]) {
+		if (gethostname(host, sizeof(host)) < 0)
+			return -errno;
+		host[sizeof(host) - 1] = '\0';
+		len = strnlen(host, sizeof(host));
+		if (len == 0 || len > BCN_NODE_MAX)
+			return -BCN_ERANGE;
+		memcpy(cc->node, host, len + 1);
+	}
+	snprintf(cc->send.node, sizeof(cc->send.node), "%s", cc->node);
+	return 0;
+}
+
+/* Opens the --output file or the sender. Returns 0 or a code (logged). */
+static int open_sink(struct bcn_collector *c)
+{
+	struct bcn_collector_conf *cc = c->cc;
+	char err[BCN_CFG_ERR_MAX];
+	int rc;
+
+	if (cc->output[0]) {
+		c->seq = cc->send.first_seq ? cc->send.first_seq :
+			bcn_sender_seq_origin();
+		if (!strcmp(cc->output, "-")) {
+			c->out_fd = STDOUT_FILENO;
+			return 0;
+		}
+		c->out_fd = open(cc->output, O_WRONLY | O_CREAT | O_TRUNC |
+				 O_CLOEXEC, 0644);
+		if (c->out_fd < 0) {
+			rc = -errno;
+			BCN_ERR("%s: %s", cc->output, bcn_strerror(rc));
+			return rc;
+		}
+		return 0;
+	}
+	rc = bcn_sender_open(&cc->send, &c->snd, err, sizeof(err));
+	if (rc)
+		BCN_ERR("cannot start the sender: %s", err);
+	return rc;
+}
+
+/* Flushes and closes the sender or the output file. */
+static void close_sink(struct bcn_collector *c)
+{
+	if (c->snd) {
+		if (bcn_sender_flush(c->snd, c->cc->flush_timeout_ms))
+			BCN_WARN("frames still unacknowledged after %" PRId64
+				 " ms: lost", c->cc->flush_timeout_ms);
+		bcn_sender_close(c->snd);
+		c->snd = NULL;
+	}
+	if (c->out_fd >= 0 && c->out_fd != STDOUT_FILENO && close(c->out_fd))
+		BCN_ERR("%s: %s", c->cc->output, strerror(errno));
+	c->out_fd = -1;
+}
+
+/* Installs the stop (SIGTERM, SIGINT) and sample (SIGUSR1) handlers and
+ * blocks those signals outside the waits, so threads started later (the
+ * sender's) never take them. old* get what to restore. */
+static void signals_setup(sigset_t *waitmask, sigset_t *oldmask,
+			  struct sigaction old[4])
+{
+	static const int sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGPIPE };
+	struct sigaction sa;
+	sigset_t block;
+
+	stop_requested = 0;
+	sample_requested = 0;
+	sigemptyset(&block);
+	for (size_t i = 0; i < 4; i++) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = sigs[i] == SIGPIPE ? SIG_IGN :
+			sigs[i] == SIGUSR1 ? on_sample : on_stop;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, &old[i]);
+		if (sigs[i] != SIGPIPE)
+			sigaddset(&block, sigs[i]);
+	}
+	pthread_sigmask(SIG_BLOCK, &block, oldmask);
+	*waitmask = *oldmask;
+	sigdelset(waitmask, SIGTERM);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGUSR1);
+}
+
+static void signals_restore(const sigset_t *oldmask,
+			    const struct sigaction old[4])
+{
+	static const int sigs[4] = { SIGTERM, SIGINT, SIGUSR1, SIGPIPE };
+
+	pthread_sigmask(SIG_SETMASK, oldmask, NULL);
+	for (size_t i = 0; i < 4; i++)
+		sigaction(sigs[i], &old[i], NULL);
+}
+
+/* Runs a configured collector: sink, init, loop, fini. */
+static int run(struct bcn_collector *c, const char *prog,
+	       const struct bcn_collector_ops *ops, void *state)
+{
+	struct sigaction old[4];
+	sigset_t waitmask, oldmask;
+	int rc, status = 1;
+
+	signals_setup(&waitmask, &oldmask, old);
+	bcn_buf_init(&c->obuf, BCN_SENDER_FRAME_MAX);
+	/* a frame must fit the sender's max_frame after compression, which
+	 * may add a little to incompressible data: cut at half of it */
+	c->cut_bytes = c->cc->frame_bytes;
+	if (!c->cc->output[0] && c->cut_bytes > c->cc->send.max_frame / 2)
+		c->cut_bytes = c->cc->send.max_frame / 2;
+	rc = builder_reset(c);
+	if (rc) {
+		BCN_ERR("cannot allocate a frame builder: %s", bcn_strerror(rc));
+		goto out;
+	}
+	rc = open_sink(c);
+	if (rc)
+		goto out;
+	rc = ops->init ? ops->init(state, c) : 0;
+	if (rc) {
+		BCN_ERR("cannot start: %s", bcn_strerror(rc));
+	} else {
+		BCN_NOTICE("started: node %s, root %s, interval %" PRId64
+			   " ms, %s %s", c->cc->node, c->cc->root,
+			   c->cc->interval_ms, c->snd ? "sending" : "writing to",
+			   c->snd ? "to the log server" : c->cc->output);
+		run_loop(c, ops, state, &waitmask);
+		status = 0;
+	}
+	if (ops->fini)
+		ops->fini(state);
+	close_sink(c);
+	write_stats(c, prog);
+	BCN_NOTICE("stopped after %" PRIu64 " samples: %" PRIu64 " records, %"
+		   PRIu64 " frames, %" PRIu64 " send errors, %" PRIu64
+		   " file errors", c->st.samples, c->st.records, c->st.frames,
+		   c->st.send_errors, c->st.file_errors);
+out:
+	if (c->have_b)
+		bcn_frame_builder_free(&c->b);
+	bcn_buf_free(&c->obuf);
+	signals_restore(&oldmask, old);
+	return status;
+}
+
+int bcn_collector_main(int argc, char **argv, const char *prog,
+		       const char *description,
+		       const struct bcn_config_opt *tab, void *conf,
+		       struct bcn_collector_conf *cc,
+		       const struct bcn_collector_ops *ops, void *state)
+{
+	struct bcn_collector *c;
+	int rc, status;
+
+	status = parse_args(argc, argv, prog, description, tab, conf);
+	if (status >= 0)
+		return status;
+	rc = bcn_log_open(prog, cc->log_dest, cc->log_level);
+	if (rc) {
+		fprintf(stderr, "%s: bad log settings\n", prog);
+		return 2;
+	}
+	rc = set_node(cc);
+	if (rc) {
+		BCN_ERR("cannot find the host name (set --node): %s",
+			bcn_strerror(rc));
+		return 2;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		BCN_ERR("out of memory");
+		return 1;
+	}
+	c->cc = cc;
+	c->out_fd = -1;
+	status = run(c, prog, ops, state);
+	free(c);
+	bcn_log_close();
+	return status;
+}

@@ -1,0 +1,202 @@
+/* The skeleton every server-side collector daemon shares (beacon-fwdd,
+ * beacon-ostd, beacon-mdsd, beacon-swd; docs/collectors.md): the common
+ * command line and configuration keys of ../shared/DESIGN.md's contract
+ * (--root, --node, --interval, --count, --output, the sender's keys,
+ * logging), and the sampling loop: at fixed CLOCK_MONOTONIC ticks it asks
+ * the daemon's sampler for the records of one interval, packs them into
+ * DATA frames and submits them through the sender library (or appends
+ * them to --output), until --count samples were taken or SIGTERM/SIGINT
+ * arrives; then it flushes and returns. SIGUSR1 takes one extra sample at
+ * once (tests change fixture files between samples with it).
+ *
+ * A daemon embeds a struct bcn_collector_conf in its configuration struct,
+ * puts BCN_COLLECTOR_CONFIG_OPTIONS(its struct, member) in its table next
+ * to its own keys, and calls bcn_collector_main() from main(). */
+#ifndef BCN_COLLECTOR_H
+#define BCN_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/config.h"
+#include "common/frame.h"
+#include "common/log.h"
+#include "common/record.h"
+#include "common/sender.h"
+
+#define BCN_COLLECTOR_PATH_MAX 4096     /* --root, --output, file paths */
+#define BCN_COLLECTOR_FILE_MAX (64u << 20) /* largest file read at once */
+
+/* The settings every collector shares. */
+struct bcn_collector_conf {
+	char root[BCN_COLLECTOR_PATH_MAX];      /* "/" or a fixture tree */
+	char node[BCN_NODE_MAX + 1];            /* "": the host name */
+	int64_t interval_ms;                    /* sampling interval */
+	uint64_t count;                         /* samples; 0: run forever */
+	char output[BCN_COLLECTOR_PATH_MAX];    /* "": send; "-": stdout */
+	uint64_t frame_bytes;                   /* cut frames above this */
+	int64_t flush_timeout_ms;               /* on exit, wait for ACKs */
+	char stats_file[BCN_COLLECTOR_PATH_MAX];/* "": none; "-": stderr */
+	int log_level;
+	int log_dest;
+	struct bcn_sender_conf send;            /* node set by the loop */
+};
+
+/* log_dest words: "stderr", "syslog". */
+extern const char *const bcn_collector_log_dests[];
+
+/* Configuration table entries for a struct bcn_collector_conf member m of
+ * a daemon's configuration struct type:
+ *
+ *	static const struct bcn_config_opt tab[] = {
+ *		{ "perfquery", BCN_CFG_PATH, ... },     // the daemon's keys
+ *		BCN_COLLECTOR_CONFIG_OPTIONS(struct swd_conf, cc),
+ *		{ .name = NULL }
+ *	};
+ *
+ * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
+ * stats_file, log_level, log_dest and the sender's (BCN_SENDER_CONFIG_OPTS:
+ * shardmap, server, key_file, send_*). */
+#define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
+	{ "root", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.root), .min = 1, \
+	  .def = "/", \
+	  .help = "Read /proc, /sys and /sys/kernel/debug below this " \
+		  "directory." }, \
+	{ "node", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.node), \
+	  .help = "This node's name in the records (default: the host " \
+		  "name)." }, \
+	{ "interval", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.interval_ms), \
+	  .min = 10, .max = 86400000, .def = "1s", \
+	  .help = "Sampling interval (bare number: seconds)." }, \
+	{ "count", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.count), \
+	  .min = 0, .max = INT64_MAX, .def = "0", \
+	  .help = "Take this many samples, flush and exit (0: run until " \
+		  "SIGTERM)." }, \
+	{ "output", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.output), \
+	  .help = "Write the frames to this file ('-': standard output) " \
+		  "instead of sending them." }, \
+	{ "frame_bytes", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.frame_bytes), \
+	  .min = 4096, .max = 8u << 20, .def = "1M", \
+	  .help = "Cut a sample's records into frames of about this many " \
+		  "uncompressed bytes." }, \
+	{ "flush_timeout", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.flush_timeout_ms), .min = 0, \
+	  .max = 3600000, .def = "5s", \
+	  .help = "On exit, wait this long for the log server to " \
+		  "acknowledge the last frames." }, \
+	{ "stats_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.stats_file), \
+	  .help = "On exit, append one JSON line of loop statistics (CPU " \
+		  "time per sample, memory) to this file ('-': stderr)." }, \
+	{ "log_level", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.log_level), \
+	  .words = bcn_log_level_names, .def = "notice", \
+	  .help = "Least severe level logged." }, \
+	{ "log_dest", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.log_dest), \
+	  .words = bcn_collector_log_dests, .def = "stderr", \
+	  .help = "Where the log goes." }, \
+	BCN_SENDER_CONFIG_OPTS(type, m.send)
+
+/* The running loop, handed to the sampler to emit records through. */
+struct bcn_collector;
+
+/* What a daemon plugs into the loop; state is the daemon's own. */
+struct bcn_collector_ops {
+	/* Called once after the configuration is read and logging is set
+	 * up, before the first sample (c gives bcn_collector_conf() and
+	 * bcn_collector_path()). Returns 0, or a negative code to exit 1. */
+	int (*init)(void *state, struct bcn_collector *c);
+	/* Takes one sample closing the interval [t_ns, t_ns + dur_ns) (wall
+	 * time, ns since the epoch) and emits its records with
+	 * bcn_collector_add(). dur_ns is the monotonic time since the
+	 * previous sample (the interval on the first); t_ns + dur_ns is now,
+	 * and each window starts where the previous one ended (unless the
+	 * wall clock was stepped by more than a second). Problems
+	 * with single files are reported with bcn_collector_file_error()
+	 * and must not stop the sample. A negative return is logged
+	 * (rate-limited) and the loop goes on; records already added are
+	 * sent. */
+	int (*sample)(void *state, struct bcn_collector *c, int64_t t_ns,
+		      int64_t dur_ns);
+	/* Called once before the loop returns (also after a failed init);
+	 * may be NULL. */
+	void (*fini)(void *state);
+};
+
+/* The main() of a collector daemon: parses argv with tab (which must
+ * contain BCN_COLLECTOR_CONFIG_OPTIONS for member cc of the struct conf
+ * points to; defaults are applied first), handles --help (usage line
+ * "usage: PROG [--KEY VALUE ...]", description, generated options) and
+ * --dump-config, opens the log, fills in cc->node, opens the sender (or
+ * the --output file), runs ops->init, the loop and ops->fini, flushes.
+ * Never exits the process. Returns the exit status for main(): 0 (done,
+ * or stopped by SIGTERM/SIGINT), 1 (could not start or run), 2 (bad
+ * command line or configuration). */
+int bcn_collector_main(int argc, char **argv, const char *prog,
+		       const char *description,
+		       const struct bcn_config_opt *tab, void *conf,
+		       struct bcn_collector_conf *cc,
+		       const struct bcn_collector_ops *ops, void *state);
+
+/* Adds one record to the current frame; r->node is ignored (frames carry
+ * the node). When the frame is full or above frame_bytes (at most half of
+ * send_max_frame when sending) it is finished and sent (or written) first.
+ * Returns 0; -BCN_ERANGE for a record that fails bcn_record_check; a
+ * send/write error; -ENOMEM. Every failure is counted and logged
+ * (rate-limited) here and the record dropped: a sampler may go on with
+ * its next record. */
+int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r);
+
+/* The effective configuration (node filled in). */
+const struct bcn_collector_conf *bcn_collector_conf(
+	const struct bcn_collector *c);
+
+/* Writes root + "/" + rel (rel may start with '/') to out[0..len-1],
+ * without doubled slashes. Returns 0 or -BCN_EFULL. Pure. */
+int bcn_collector_path_join(const char *root, const char *rel, char *out,
+			    size_t len);
+
+/* bcn_collector_path_join with the configured root. */
+int bcn_collector_path(const struct bcn_collector *c, const char *rel,
+		       char *out, size_t len);
+
+/* Reads the file rel below the root into b (emptied first; at most
+ * b->max bytes). On failure it reports the file through
+ * bcn_collector_file_error and returns the error (-ENOENT, -EACCES,
+ * -BCN_EFULL, ...): the caller skips what the file would have given. */
+int bcn_collector_read(struct bcn_collector *c, const char *rel,
+		       struct bcn_buf *b);
+
+/* Reports that a file (a path for the message) could not be read or
+ * parsed (rc): counted, and logged as a warning rate-limited per path
+ * (the first failure at once, repeats with growing intervals). */
+void bcn_collector_file_error(struct bcn_collector *c, const char *path,
+			      int rc);
+
+/* Counts lines a parser skipped as malformed in the current sample; the
+ * loop logs the total per sample (rate-limited) and in its statistics. */
+void bcn_collector_skipped(struct bcn_collector *c, uint64_t lines);
+
+/* Loop counters, also written to stats_file at exit. */
+struct bcn_collector_stats {
+	uint64_t samples;               /* samples taken */
+	uint64_t records;               /* records added */
+	uint64_t frames;                /* frames sent or written */
+	uint64_t bad_records;           /* refused by bcn_record_check */
+	uint64_t send_errors;           /* frames that could not be sent */
+	uint64_t sample_errors;         /* sample() returned an error */
+	uint64_t file_errors;           /* bcn_collector_file_error calls */
+	uint64_t skipped_lines;         /* bcn_collector_skipped totals */
+	uint64_t overruns;              /* ticks missed: sampling too slow */
+	uint64_t sample_cpu_ns;         /* thread CPU time in sample() +
+					 * framing, all samples */
+	uint64_t sample_cpu_max_ns;     /* the largest of one sample */
+	uint64_t sample_wall_ns;        /* elapsed time, all samples */
+	uint64_t sample_wall_max_ns;
+	uint64_t last_cpu_ns;           /* CPU time of the last sample */
+};
+
+/* Copies the loop counters into *st. */
+void bcn_collector_stats(const struct bcn_collector *c,
+			 struct bcn_collector_stats *st);
+
+#endif
