@@ -15,7 +15,7 @@
 #    of them costs;
 #  - "default": the shipped configuration (a 1 s interval; job_stats and
 #    exports read every sample unless their measured CPU cost would pass
-#    read_budget_us = 500 us per second, which stretches their period) in
+#    read_budget_us = 300 us per second, which stretches their period) in
 #    real time for LONG samples, with idle_records on so that each read
 #    emits a record per job/export (all of them active: the worst case).
 # CPU per sample is the sampling thread's CPU time measured by the
@@ -62,7 +62,7 @@ modes = {
     "full": "every sample reads all job_stats/exports; all change",
     "targets": "job_stats/exports off: a sample between their reads",
     "default": "shipped settings in real time: 1 s samples, job_stats/"
-               "exports period stretched for read_budget_us = 500, a "
+               "exports period stretched for read_budget_us = 300, a "
                "record per job/export at each read",
 }
 out = {

@@ -1,7 +1,8 @@
 /* Pure parsers of Lustre's histogram tables: brw_stats of an OST
- * (obdfilter/<target>/brw_stats up to 2.12, osd-<backend>/<target>/brw_stats, and
- * /sys/kernel/debug/lustre/osd-<backend>/<target>/brw_stats since 2.15) and
- * rpc_stats of an OSC or MDC on a client. Both print sections of rows
+ * (obdfilter/<target>/brw_stats up to 2.10, osd-<backend>/<target>/
+ * brw_stats from 2.4, /sys/kernel/debug/lustre/osd-<backend>/<target>/
+ * brw_stats since 2.15) and rpc_stats of an OSC or MDC on a client.
+ * Both print sections of rows
  * "LABEL: read % cum % | write % cum %", where LABEL is a number with an
  * optional binary K/M/G suffix; the percentages are ignored.
  *

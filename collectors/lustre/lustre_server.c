@@ -1,6 +1,8 @@
 /* The OSS/MDS sampler: target list upkeep, reading each target's files
- * (through lustre_tree.c), the parsers, per-entity deltas in one counter
- * table and the records. Entities are named "<kind>/<target>" or
+ * (through lustre_tree.c), the parsers, per-entity deltas in three counter
+ * tables (targets, exports, jobs: each swept when its files are read),
+ * the CPU budget of the export and job reads, and the records. Entities
+ * are named "<kind>/<target>" or
  * "<kind>/<target>/<nid or job id>" with kind "stats" (the target's
  * stats), "brw" (brw_stats histograms), "export" or "job"; a target name
  * is a directory entry and never holds '/', so names cannot collide. */

@@ -46,9 +46,9 @@ static const struct bcn_config_opt ostd_options[] = {
 	  .help = "Read the per-export stats at most this often (0: every "
 		  "sample, unless read_budget_us stretches the period)." },
 	{ "read_budget_us", BCN_CFG_UINT, M(budget_us), .min = 0,
-	  .max = 1000000, .def = "500",
+	  .max = 1000000, .def = "300",
 	  .help = "CPU time, in microseconds per second, that the job_stats "
-		  "and per-export reads may take on average (500: 0.05% of a "
+		  "and per-export reads may take on average (300: 0.03% of a "
 		  "core); on a large server their period stretches to keep "
 		  "within it (0: no limit)." },
 	{ "idle_records", BCN_CFG_BOOL, M(idle), .def = "no",
