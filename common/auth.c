@@ -11,11 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include "common/auth.h"
+#include "common/sha256.h"
 #include "common/error.h"
 
 #define CLIENT_LABEL "BCN1-C"
@@ -162,7 +160,7 @@ int bcn_auth_key_load(const char *path, struct bcn_auth_key *key, char *err,
 	if (rc)
 		bcn_seterr(err, errlen, "key file %s: %s", path, why);
 out:
-	OPENSSL_cleanse(buf, sizeof(buf));
+	explicit_bzero(buf, sizeof(buf));
 	close(fd);
 	return rc;
 }
@@ -204,28 +202,21 @@ int bcn_auth_key_format(const struct bcn_auth_key *key, struct bcn_buf *out)
 	}
 	text[2 * n] = '\n';
 	rc = bcn_buf_add(out, text, 2 * n + 1);
-	OPENSSL_cleanse(text, sizeof(text));
+	explicit_bzero(text, sizeof(text));
 	return rc;
 }
 
 void bcn_auth_key_wipe(struct bcn_auth_key *key)
 {
-	OPENSSL_cleanse(key, sizeof(*key));
+	explicit_bzero(key, sizeof(*key));
 }
 
 int bcn_auth_hmac(const uint8_t *key, size_t keylen, const uint8_t *msg,
 		  size_t len, uint8_t out[BCN_AUTH_LEN])
 {
-	unsigned int outlen = 0;
-	static const uint8_t empty;
-
-	if (keylen > INT_MAX)
+	if ((keylen && !key) || (len && !msg))
 		return -EINVAL;
-	/* libcrypto wants non-NULL pointers even for empty input */
-	if (!HMAC(EVP_sha256(), keylen ? key : &empty, (int)keylen,
-		  len ? msg : &empty, len, out, &outlen) ||
-	    outlen != BCN_AUTH_LEN)
-		return -EIO;
+	bcn_hmac_sha256(key, keylen, msg, len, out);
 	return 0;
 }
 
@@ -271,7 +262,7 @@ int bcn_auth_server_mac(const struct bcn_auth_key *key,
 bool bcn_auth_mac_equal(const uint8_t a[BCN_AUTH_LEN],
 			const uint8_t b[BCN_AUTH_LEN])
 {
-	return CRYPTO_memcmp(a, b, BCN_AUTH_LEN) == 0;
+	return bcn_ct_equal(a, b, BCN_AUTH_LEN);
 }
 
 int bcn_auth_nonce(uint8_t out[BCN_AUTH_LEN])
@@ -370,7 +361,7 @@ int bcn_auth_client_step(struct bcn_auth_client *c, const struct bcn_frame *f,
 	default:
 		break;
 	}
-	OPENSSL_cleanse(mac, sizeof(mac));
+	explicit_bzero(mac, sizeof(mac));
 	if (rc < 0)
 		c->state = BCN_AUTH_FAILED;
 	return rc;
@@ -404,7 +395,7 @@ static int server_auth(struct bcn_auth_server *s, const struct bcn_frame *f,
 		rc = bcn_auth_server_mac(s->key, s->nc, s->ns, s->node, mac);
 	if (!rc)
 		rc = bcn_frame_ctl_encode(BCN_FRAME_WELCOME, s->name, mac, out);
-	OPENSSL_cleanse(mac, sizeof(mac));
+	explicit_bzero(mac, sizeof(mac));
 	return rc;
 }
 

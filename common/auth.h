@@ -1,6 +1,6 @@
 /* Authentication between collectors and log servers (docs/protocol.md,
  * "Handshake frames"): the site key and its file format, HMAC-SHA256
- * (OpenSSL libcrypto), the two MACs of the handshake, nonces, and the
+ * (common/sha256.c), the two MACs of the handshake, nonces, and the
  * handshake itself as two small state machines over opened frames, one
  * for each side, that never touch a socket: the caller reads frames, feeds
  * them to a step function and writes out whatever it appended. */
@@ -73,7 +73,7 @@ int bcn_auth_server_mac(const struct bcn_auth_key *key,
 			const uint8_t ns[BCN_AUTH_LEN], const char *node,
 			uint8_t out[BCN_AUTH_LEN]);
 
-/* Compares two MACs in constant time (CRYPTO_memcmp). */
+/* Compares two MACs in constant time. */
 bool bcn_auth_mac_equal(const uint8_t a[BCN_AUTH_LEN],
 			const uint8_t b[BCN_AUTH_LEN]);
 
