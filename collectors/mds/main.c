@@ -1,8 +1,11 @@
-/* beacon-mdsd: MDS/MDT metadata statistics collector
- * (collectors/mds/mdsd.c). */
-#include "collectors/mds/mdsd.h"
+/* beacon-mdsd: the MDS collector (collectors/lustre/lustre_daemon.c). */
+#include "collectors/lustre/lustre_daemon.h"
 
 int main(int argc, char **argv)
 {
-	return bcn_mdsd_main(argc, argv);
+	return bcn_lustre_daemon_main(argc, argv, BCN_LUSTRE_MDT, "beacon-mdsd",
+				      "Samples the metadata statistics of this "
+				      "MDS's Lustre MDTs (md_stats, per-export "
+				      "stats, job_stats) and sends their "
+				      "per-interval deltas.");
 }
