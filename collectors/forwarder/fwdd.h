@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collectors/forwarder/follow.h"
+#include "common/follow.h"
 #include "collectors/forwarder/fwdreq.h"
 #include "collectors/forwarder/fwdrpc.h"
 #include "common/collector.h"

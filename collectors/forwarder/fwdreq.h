@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/forwarder/follow.h"
+#include "common/follow.h"
 #include "collectors/forwarder/fwdlog.h"
 #include "collectors/forwarder/wdist.h"
 #include "common/log.h"

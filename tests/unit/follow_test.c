@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collectors/forwarder/follow.h"
+#include "common/follow.h"
 
 #define GOT_MAX 64
 #define LINE_MAX_TEST 32
