@@ -45,7 +45,10 @@ wait_grow() {
 	local i
 	for i in $(seq 1 600); do
 		[ "$(size "$T/out.bin")" -gt "$1" ] && return 0
-		kill -0 "$pid" 2>/dev/null || fail "beacon-fwdd exited early"
+		# it may write its last sample and exit between the checks
+		kill -0 "$pid" 2>/dev/null ||
+			[ "$(size "$T/out.bin")" -gt "$1" ] ||
+			fail "beacon-fwdd exited early"
 		sleep 0.1
 	done
 	fail "no sample written"
