@@ -308,18 +308,33 @@ static void take_sample(struct bcn_collector *c,
 		 cpu / 1000, wall / 1000);
 }
 
-/* Sleeps until the monotonic deadline, a signal, or a sample request;
+/* Sleeps until the monotonic deadline, a signal, a sample request or
+ * the daemon's watched descriptor is readable (then calls its ready());
  * the stop and sample signals are unblocked only while waiting. */
-static void wait_until(int64_t deadline, const sigset_t *waitmask)
+static void wait_until(struct bcn_collector *c,
+		       const struct bcn_collector_ops *ops, void *state,
+		       int64_t deadline, const sigset_t *waitmask)
 {
 	int64_t left = deadline - mono_ns();
+	struct pollfd pfd = { .fd = -1, .events = POLLIN };
 	struct timespec ts;
+	int rc;
 
 	if (left <= 0 || stop_requested || sample_requested)
 		return;
+	if (ops->watch_fd && ops->ready)
+		pfd.fd = ops->watch_fd(state);
 	ts.tv_sec = left / NS_PER_SEC;
 	ts.tv_nsec = left % NS_PER_SEC;
-	ppoll(NULL, 0, &ts, waitmask);
+	if (ppoll(&pfd, pfd.fd >= 0 ? 1 : 0, &ts, waitmask) <= 0 ||
+	    !(pfd.revents & (POLLIN | POLLERR | POLLHUP)))
+		return;
+	rc = ops->ready(state, c);
+	if (rc) {
+		c->st.sample_errors++;
+		bcn_complain(&c->sample_c, BCN_LOG_ERR, "receiving failed: %s",
+			     bcn_strerror(rc));
+	}
 }
 
 /* The loop: one sample at once, then one per tick, until count samples
@@ -336,7 +351,7 @@ static void run_loop(struct bcn_collector *c,
 		int64_t now = mono_ns(), real = bcn_real_ns(), missed;
 
 		if (now < next && !sample_requested) {
-			wait_until(next, waitmask);
+			wait_until(c, ops, state, next, waitmask);
 			continue;
 		}
 		sample_requested = 0;
@@ -364,6 +379,11 @@ static void run_loop(struct bcn_collector *c,
 				     "sampling takes longer than the interval: "
 				     "%" PRId64 " ticks skipped", missed);
 		}
+	}
+	if (stop_requested && ops->sample_on_stop && !first) {
+		int64_t now = mono_ns();
+
+		take_sample(c, ops, state, wall, now - prev);
 	}
 }
 

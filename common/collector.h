@@ -15,6 +15,7 @@
 #ifndef BCN_COLLECTOR_H
 #define BCN_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -120,6 +121,16 @@ struct bcn_collector_ops {
 	/* Called once before the loop returns (also after a failed init);
 	 * may be NULL. */
 	void (*fini)(void *state);
+	/* Optional (NULL: none): a descriptor the loop watches between
+	 * samples, or -1. When it is readable the loop calls ready() in
+	 * its own thread; ready() may add records with
+	 * bcn_collector_add() (they go out with the next sample's frames,
+	 * or earlier when a frame fills up) and must not block. */
+	int (*watch_fd)(void *state);
+	int (*ready)(void *state, struct bcn_collector *c);
+	/* Take one last sample, over the part of an interval that has
+	 * passed, when SIGTERM/SIGINT stops the loop. */
+	bool sample_on_stop;
 };
 
 /* The main() of a collector daemon: parses argv with tab (which must

@@ -1,0 +1,7 @@
+/* beacon-clientd: compute-node collector (collectors/client/clientd.c). */
+#include "collectors/client/clientd.h"
+
+int main(int argc, char **argv)
+{
+	return bcn_clientd_main(argc, argv);
+}

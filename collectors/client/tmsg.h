@@ -1,0 +1,77 @@
+/* The datagrams the tracer (libbeacon_trace.so) sends to beacon-clientd
+ * over a local Unix socket (docs/tracer.md): a fixed header saying who
+ * sent them (job, step, rank, pid, thread) and how much the tracer had to
+ * drop, then compressed runs of I/O operations (compress/iorun.h), each
+ * with the path when it is an open. Both ends run on the same machine:
+ * fields are in host byte order.
+ *
+ * The encoder is what the tracer links (no allocation, no system call);
+ * the decoder is a pure function over a buffer that trusts nothing. */
+#ifndef BCN_TMSG_H
+#define BCN_TMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compress/iorun.h"
+
+#define BCN_TMSG_MAGIC 0x54434e42u      /* "BNCT" in memory on LE */
+#define BCN_TMSG_VERSION 1
+#define BCN_TMSG_MAX (32 * 1024)        /* largest datagram, bytes */
+#define BCN_TMSG_PATH_MAX 4095          /* longest path carried */
+#define BCN_TMSG_HDR_LEN 80
+#define BCN_TMSG_REC_LEN 72             /* a record without its path */
+
+/* Header flags. */
+#define BCN_TMSG_F_ENV_JOB 0x1          /* job/step came from the
+					 * environment (else unknown) */
+#define BCN_TMSG_F_LAST 0x2             /* the process or thread ends */
+
+struct bcn_tmsg_hdr {
+	uint32_t flags;
+	uint32_t nrec;                  /* records that follow */
+	uint64_t job;                   /* 0: unknown */
+	uint64_t step;
+	int64_t rank;                   /* -1: unknown */
+	uint64_t pid;                   /* as the sender says */
+	uint64_t tid;
+	uint64_t seq;                   /* datagrams of this process, from
+					 * 1: gaps are datagrams lost */
+	uint64_t dropped_ops;           /* operations this process dropped,
+					 * since it started (cumulative) */
+	uint64_t untraced;              /* calls passed through untraced
+					 * (reentrant, signal handlers),
+					 * cumulative */
+};
+
+/* One decoded record: a run, and the path of an open (else len 0). */
+struct bcn_tmsg_rec {
+	struct bcn_iorun run;
+	const char *path;               /* into the datagram, not NUL-ended */
+	size_t path_len;
+};
+
+/* Writes the header at buf[0 .. BCN_TMSG_HDR_LEN). */
+void bcn_tmsg_put_hdr(uint8_t *buf, const struct bcn_tmsg_hdr *h);
+
+/* Bytes record with a path of path_len bytes takes (8-byte aligned). */
+size_t bcn_tmsg_rec_size(size_t path_len);
+
+/* Writes one record at buf (which must have bcn_tmsg_rec_size(path_len)
+ * bytes); path_len is cut to BCN_TMSG_PATH_MAX. Returns bytes written. */
+size_t bcn_tmsg_put_rec(uint8_t *buf, const struct bcn_iorun *run,
+			const char *path, size_t path_len);
+
+/* Parses the header of a datagram of len bytes. Returns 0,
+ * -BCN_ETRUNC (shorter than a header), -BCN_EMAGIC, -BCN_EVERSION. */
+int bcn_tmsg_parse_hdr(const uint8_t *buf, size_t len,
+		       struct bcn_tmsg_hdr *h);
+
+/* Parses the record at *off (which starts after the header) and advances
+ * *off past it. Returns 0, -BCN_ETRUNC (a record runs past len), or
+ * -BCN_ERANGE (an op out of range, a count of 0, a path too long, a run
+ * ending before it starts). Pure. */
+int bcn_tmsg_next(const uint8_t *buf, size_t len, size_t *off,
+		  struct bcn_tmsg_rec *rec);
+
+#endif

@@ -1,0 +1,729 @@
+/* The tracer's core (trace.h, docs/tracer.md): settings from the
+ * environment, the process-wide descriptor table, one compressor and one
+ * datagram buffer per thread, and delivery to beacon-clientd.
+ *
+ * Concurrency: the descriptor table is lock-free (atomic fields); each
+ * thread owns its state and claims it with one compare-and-swap per
+ * operation, which also keeps a signal handler that does I/O from
+ * re-entering the thread's compressor (its calls pass untraced and are
+ * counted). No lock is shared between threads. At exit, exec and thread
+ * end the runs still open are sent; after fork the child forgets what
+ * its parent will send. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectors/client/fileid.h"
+#include "collectors/client/tmsg.h"
+#include "collectors/client/trace.h"
+#include "common/record.h"
+#include "compress/iorun.h"
+
+#define TRACE_PATH_MAX 4096
+#define SEND_RETRIES_FINAL 64           /* yields while a final send waits */
+#define SOCK_FD_MIN 512                 /* our socket moves above this */
+#define SLURM_BATCH_STEP 0xfffffffbull  /* BCN_PROCJOB_STEP_BATCH */
+
+enum { ST_NEW, ST_STARTING, ST_ON, ST_OFF };
+enum { FD_UNKNOWN, FD_FILE, FD_OTHER };
+
+struct fd_entry {
+	_Atomic uint64_t file;
+	_Atomic uint64_t pos;
+	_Atomic uint32_t state;
+	uint32_t pad;
+};
+
+struct thr {
+	_Atomic int busy;               /* claimed by its thread or exit */
+	_Atomic int dead;               /* free for a new thread */
+	struct thr *next;               /* all states ever made */
+	uint64_t tid;
+	int64_t last_flush;
+	size_t len;                     /* bytes in buf, header included */
+	uint32_t nrec;
+	uint64_t seq;                   /* number of the unsent datagram */
+	uint64_t buf_ops;               /* operations the records stand for */
+	struct bcn_iorun_ctx x;
+	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
+	char tmp[TRACE_PATH_MAX];
+	uint8_t buf[BCN_TMSG_MAX];
+};
+
+static struct {
+	_Atomic int state;
+	_Atomic int sock;
+	struct sockaddr_un addr;
+	socklen_t addrlen;
+	int64_t flush_ns;
+	enum bcn_iorun_mode mode;
+	unsigned slots;
+	uint64_t job, step;
+	int64_t rank;
+	uint32_t hflags;
+	_Atomic uint64_t pid, seq, dropped, untraced;
+	struct fd_entry *fds;
+	_Atomic(struct thr *) threads;
+	pthread_key_t key;
+	int have_key;
+} g = { .sock = -1, .rank = -1 };
+
+static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
+
+bool bcn_trace_resolve(void **slot, const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (p)
+		*slot = p;
+	return p != NULL;
+}
+
+int64_t bcn_trace_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def, bool *set)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long x;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	x = strtoull(v, &end, 10);
+	if (errno || *end)
+		return def;
+	if (set)
+		*set = true;
+	return x;
+}
+
+static void setup_job(void)
+{
+	static const char *const ranks[] = { "SLURM_PROCID", "PMI_RANK",
+		"OMPI_COMM_WORLD_RANK", "PMIX_RANK" };
+	bool have = false, have_step = false;
+	size_t i;
+
+	g.job = env_u64("SLURM_JOB_ID", 0, &have);
+	if (!have)
+		g.job = env_u64("SLURM_JOBID", 0, &have);
+	g.step = env_u64("SLURM_STEP_ID", 0, &have_step);
+	if (!have_step)
+		g.step = env_u64("SLURM_STEPID", 0, &have_step);
+	if (have && !have_step)
+		g.step = SLURM_BATCH_STEP;
+	if (have)
+		g.hflags |= BCN_TMSG_F_ENV_JOB;
+	for (i = 0; i < sizeof(ranks) / sizeof(ranks[0]); i++) {
+		bool r = false;
+		uint64_t v = env_u64(ranks[i], 0, &r);
+
+		if (r && v <= INT64_MAX) {
+			g.rank = (int64_t)v;
+			break;
+		}
+	}
+}
+
+static void setup_socket_addr(void)
+{
+	const char *s = getenv("BEACON_TRACE_SOCKET");
+	size_t n;
+
+	if (!s || !*s)
+		s = BCN_TRACE_SOCKET_DEF;
+	n = strlen(s);
+	if (n >= sizeof(g.addr.sun_path))
+		n = sizeof(g.addr.sun_path) - 1;
+	g.addr.sun_family = AF_UNIX;
+	memcpy(g.addr.sun_path, s, n);
+	if (s[0] == '@')
+		g.addr.sun_path[0] = '\0';      /* abstract: no file at all */
+	g.addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n +
+				(s[0] == '@' ? 0 : 1));
+}
+
+static void thr_destroy(void *arg);
+static void after_fork_child(void);
+
+static bool disabled_by_env(void)
+{
+	const char *d = getenv("BEACON_TRACE_DISABLE");
+	extern char *program_invocation_short_name;
+
+	if (d && *d && strcmp(d, "0"))
+		return true;
+	/* the daemon must not trace itself into its own socket */
+	return strcmp(program_invocation_short_name, "beacon-clientd") == 0;
+}
+
+static void init(void)
+{
+	int expect = ST_NEW;
+	const char *mode;
+	void *p;
+
+	if (!atomic_compare_exchange_strong(&g.state, &expect, ST_STARTING))
+		return;
+	if (disabled_by_env())
+		goto off;
+	p = mmap(NULL, sizeof(struct fd_entry) * BCN_TRACE_FDS,
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		goto off;
+	g.fds = p;
+	g.flush_ns = (int64_t)env_u64("BEACON_TRACE_FLUSH_MS",
+				      BCN_TRACE_FLUSH_MS_DEF, NULL) * 1000000;
+	g.slots = (unsigned)env_u64("BEACON_TRACE_SLOTS", 8, NULL);
+	mode = getenv("BEACON_TRACE_MODE");
+	g.mode = mode && !strcmp(mode, "contig") ? BCN_IORUN_CONTIG :
+		 BCN_IORUN_STRIDED;
+	setup_socket_addr();
+	setup_job();
+	if (pthread_key_create(&g.key, thr_destroy) == 0)
+		g.have_key = 1;
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atomic_store(&g.pid, (uint64_t)getpid());
+	atomic_store(&g.state, ST_ON);
+	return;
+off:
+	atomic_store(&g.state, ST_OFF);
+}
+
+bool bcn_trace_on(void)
+{
+	int s = atomic_load_explicit(&g.state, memory_order_acquire);
+
+	if (s == ST_ON)
+		return true;
+	if (s == ST_NEW) {
+		init();
+		return atomic_load(&g.state) == ST_ON;
+	}
+	return false;
+}
+
+__attribute__((constructor)) static void trace_start(void)
+{
+	bcn_trace_on();
+}
+
+/* ---- delivery ---------------------------------------------------------- */
+
+static int get_sock(void)
+{
+	int s = atomic_load(&g.sock), h, expect = -1;
+	struct rlimit rl;
+
+	if (s >= 0)
+		return s;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s < 0)
+		return -1;
+	/* out of the way of programs that use low numbers themselves */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur > SOCK_FD_MIN * 2) {
+		h = fcntl(s, F_DUPFD_CLOEXEC, SOCK_FD_MIN);
+		if (h >= 0) {
+			syscall(SYS_close, s);
+			s = h;
+		}
+	}
+	if (s < BCN_TRACE_FDS)
+		atomic_store(&g.fds[s].state, FD_OTHER);
+	if (!atomic_compare_exchange_strong(&g.sock, &expect, s)) {
+		syscall(SYS_close, s);
+		s = expect;
+	}
+	return s;
+}
+
+static void buf_reset(struct thr *t)
+{
+	t->len = BCN_TMSG_HDR_LEN;
+	t->nrec = 0;
+	t->seq = 0;
+	t->buf_ops = 0;
+}
+
+/* Sends t's buffer. On a full socket the records stay for a later try
+ * unless final (then it retries a little) or the buffer must be emptied
+ * (force); whatever cannot be sent is counted as dropped. */
+static void send_buf(struct thr *t, bool force, bool final)
+{
+	struct bcn_tmsg_hdr h = { 0 };
+	int s, tries = final ? SEND_RETRIES_FINAL : 1;
+	ssize_t r = -1;
+
+	if (!t->nrec)
+		return;
+	h.flags = g.hflags | (final ? BCN_TMSG_F_LAST : 0);
+	h.nrec = t->nrec;
+	h.job = g.job;
+	h.step = g.step;
+	h.rank = g.rank;
+	h.pid = atomic_load(&g.pid);
+	h.tid = t->tid;
+	if (!t->seq)
+		t->seq = atomic_fetch_add(&g.seq, 1) + 1;
+	h.seq = t->seq;
+	h.dropped_ops = atomic_load(&g.dropped);
+	h.untraced = atomic_load(&g.untraced);
+	bcn_tmsg_put_hdr(t->buf, &h);
+	while (tries-- > 0) {
+		s = get_sock();
+		if (s < 0)
+			break;
+		r = sendto(s, t->buf, t->len, MSG_DONTWAIT | MSG_NOSIGNAL,
+			   (struct sockaddr *)&g.addr, g.addrlen);
+		if (r >= 0)
+			break;
+		if (errno == EBADF || errno == ENOTSOCK) {
+			int expect = s;
+
+			atomic_compare_exchange_strong(&g.sock, &expect, -1);
+			continue;
+		}
+		if (errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
+			break;
+		if (tries > 0)
+			sched_yield();
+	}
+	if (r < 0 && !force && !final && (errno == EAGAIN || errno == ENOBUFS)) {
+		return;         /* keep the records and their number */
+	}
+	if (r < 0)
+		atomic_fetch_add(&g.dropped, t->buf_ops);
+	buf_reset(t);
+}
+
+static void put_rec(struct thr *t, const struct bcn_iorun *run,
+		    const char *path, size_t plen)
+{
+	size_t n = bcn_tmsg_rec_size(plen);
+
+	if (t->len + n > sizeof(t->buf)) {
+		send_buf(t, false, false);
+		if (t->len + n > sizeof(t->buf))
+			send_buf(t, true, false);
+	}
+	t->len += bcn_tmsg_put_rec(t->buf + t->len, run, path, plen);
+	t->nrec++;
+	t->buf_ops += run->count;
+}
+
+static void emit_run(void *arg, const struct bcn_iorun *run)
+{
+	put_rec(arg, run, NULL, 0);
+}
+
+/* ---- thread states ------------------------------------------------------ */
+
+static void thr_setup(struct thr *t)
+{
+	t->tid = (uint64_t)syscall(SYS_gettid);
+	t->last_flush = bcn_trace_now();
+	bcn_iorun_init(&t->x, g.mode, g.slots, 0, emit_run, t);
+	buf_reset(t);
+}
+
+static struct thr *thr_new(void)
+{
+	struct thr *t, *head;
+	int one = 1;
+	void *p;
+
+	for (t = atomic_load(&g.threads); t; t = t->next) {
+		one = 1;
+		if (atomic_load(&t->dead) &&
+		    atomic_compare_exchange_strong(&t->dead, &one, 0)) {
+			thr_setup(t);
+			return t;
+		}
+	}
+	p = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	t = p;
+	thr_setup(t);
+	head = atomic_load(&g.threads);
+	do {
+		t->next = head;
+	} while (!atomic_compare_exchange_weak(&g.threads, &head, t));
+	return t;
+}
+
+/* Claims this thread's state, or NULL (counted) when it is in use: a
+ * signal handler interrupted the thread inside the tracer, or exit. */
+static struct thr *thr_get(void)
+{
+	struct thr *t = tls_thr;
+	int zero = 0;
+
+	if (!t) {
+		t = thr_new();
+		if (!t) {
+			atomic_fetch_add(&g.untraced, 1);
+			return NULL;
+		}
+		tls_thr = t;
+		if (g.have_key)
+			pthread_setspecific(g.key, t);
+	}
+	if (!atomic_compare_exchange_strong_explicit(&t->busy, &zero, 1,
+						     memory_order_acquire,
+						     memory_order_relaxed)) {
+		atomic_fetch_add(&g.untraced, 1);
+		return NULL;
+	}
+	return t;
+}
+
+static void thr_put(struct thr *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+static void thr_flush(struct thr *t, bool final)
+{
+	bcn_iorun_flush(&t->x);
+	send_buf(t, true, final);
+}
+
+static void maybe_flush(struct thr *t, int64_t now)
+{
+	if (now - t->last_flush >= g.flush_ns) {
+		t->last_flush = now;
+		bcn_iorun_flush(&t->x);
+		send_buf(t, false, false);
+	}
+}
+
+/* pthread key destructor: the thread ends. */
+static void thr_destroy(void *arg)
+{
+	struct thr *t = arg;
+	int zero = 0;
+
+	if (tls_thr == t)
+		tls_thr = NULL;
+	if (!atomic_compare_exchange_strong(&t->busy, &zero, 1))
+		return;
+	thr_flush(t, false);
+	atomic_store(&t->dead, 1);
+	thr_put(t);
+}
+
+static void after_fork_child(void)
+{
+	struct thr *t;
+
+	atomic_store(&g.pid, (uint64_t)getpid());
+	atomic_store(&g.seq, 0);
+	atomic_store(&g.dropped, 0);
+	atomic_store(&g.untraced, 0);
+	for (t = atomic_load(&g.threads); t; t = t->next) {
+		bcn_iorun_reset(&t->x);
+		buf_reset(t);
+		if (t != tls_thr)
+			atomic_store(&t->dead, 1);
+		else
+			t->tid = (uint64_t)syscall(SYS_gettid);
+		atomic_store(&t->busy, 0);
+	}
+}
+
+void bcn_trace_flush_all(bool final)
+{
+	struct thr *t;
+	int zero;
+
+	if (atomic_load(&g.state) != ST_ON)
+		return;
+	if (final)
+		atomic_store(&g.state, ST_OFF);
+	for (t = atomic_load(&g.threads); t; t = t->next) {
+		zero = 0;
+		if (atomic_load(&t->dead) ||
+		    !atomic_compare_exchange_strong(&t->busy, &zero, 1))
+			continue;
+		thr_flush(t, final);
+		thr_put(t);
+	}
+}
+
+__attribute__((destructor)) static void trace_stop(void)
+{
+	bcn_trace_flush_all(true);
+}
+
+/* ---- descriptors and paths ------------------------------------------------ */
+
+/* Normalises an absolute path in place: no "//", "/./", trailing "/." or
+ * "/" (".." stays: symbolic links make it meaningful). */
+static size_t normalise(char *p, size_t n)
+{
+	size_t r = 0, w = 0;
+
+	while (r < n) {
+		if (p[r] == '/' && w > 0 && p[w - 1] == '/') {
+			r++;
+		} else if (p[r] == '.' && w > 0 && p[w - 1] == '/' &&
+			   (r + 1 == n || p[r + 1] == '/')) {
+			r++;
+		} else {
+			p[w++] = p[r++];
+		}
+	}
+	while (w > 1 && p[w - 1] == '/')
+		w--;
+	p[w] = '\0';
+	return w;
+}
+
+/* "/proc/self/fd/<fd>" into link (32 bytes). */
+static void fd_link(char *link, int fd)
+{
+	static const char pre[] = "/proc/self/fd/";
+	char digits[12];
+	size_t n = 0, i;
+	unsigned v = (unsigned)fd;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < sizeof(digits));
+	memcpy(link, pre, sizeof(pre) - 1);
+	for (i = 0; i < n; i++)
+		link[sizeof(pre) - 1 + i] = digits[n - 1 - i];
+	link[sizeof(pre) - 1 + n] = '\0';
+}
+
+/* Directory of dirfd (or the working directory) into buf, or 0. */
+static size_t dir_of(int dirfd, char *buf, size_t len)
+{
+	char link[32];
+	long n;
+
+	if (dirfd == AT_FDCWD) {
+		n = syscall(SYS_getcwd, buf, len);
+		return n > 0 ? strlen(buf) : 0;
+	}
+	fd_link(link, dirfd);
+	n = syscall(SYS_readlink, link, buf, len - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+/* The absolute, normalised form of path into t->path; its length. */
+static size_t resolve_path(struct thr *t, int dirfd, const char *path)
+{
+	size_t n = strnlen(path, TRACE_PATH_MAX - 1), d = 0;
+
+	if (path[0] != '/') {
+		d = dir_of(dirfd, t->path, sizeof(t->path));
+		if (d + 1 + n >= sizeof(t->path))
+			n = sizeof(t->path) - 2 - d;
+		t->path[d++] = '/';
+	}
+	memcpy(t->path + d, path, n);
+	return normalise(t->path, d + n);
+}
+
+bool bcn_trace_fd_traced(int fd)
+{
+	struct fd_entry *e;
+	struct stat sb;
+	char link[32];
+	char path[TRACE_PATH_MAX];
+	long n;
+	uint32_t st;
+
+	if (fd < 0 || fd >= BCN_TRACE_FDS || !g.fds)
+		return false;
+	e = &g.fds[fd];
+	st = atomic_load_explicit(&e->state, memory_order_relaxed);
+	if (st != FD_UNKNOWN)
+		return st == FD_FILE;
+	/* a descriptor we did not see opened: inherited, or opened inside
+	 * the C library */
+	if (syscall(SYS_fstat, fd, &sb) != 0)
+		return false;
+	if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+		atomic_store(&e->state, FD_OTHER);
+		return false;
+	}
+	fd_link(link, fd);
+	n = syscall(SYS_readlink, link, path, sizeof(path) - 1);
+	atomic_store(&e->file, n > 0 ? bcn_file_id_fnv(path, (size_t)n,
+						       BCN_FILE_ID_SEED) : 0);
+	n = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+	atomic_store(&e->pos, n > 0 ? (uint64_t)n : 0);
+	atomic_store(&e->state, FD_FILE);
+	return true;
+}
+
+static void record(const struct bcn_ioop *op)
+{
+	struct thr *t = thr_get();
+
+	if (!t)
+		return;
+	bcn_iorun_add(&t->x, op);
+	maybe_flush(t, op->end);
+	thr_put(t);
+}
+
+void bcn_trace_opened(int fd, int dirfd, const char *path, int flags,
+		      int64_t start, int64_t end)
+{
+	struct bcn_iorun run = { .op = BCN_IO_OPEN, .fd = fd < 0 ? -1 : fd,
+				 .count = 1, .first = start, .last = end };
+	struct fd_entry *e = NULL;
+	struct stat sb;
+	struct thr *t;
+	size_t n;
+
+	if (!path)
+		return;
+	if (fd >= 0) {
+		if (fd >= BCN_TRACE_FDS || syscall(SYS_fstat, fd, &sb) != 0)
+			return;
+		e = &g.fds[fd];
+		if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
+			atomic_store(&e->state, FD_OTHER);
+			return;
+		}
+	}
+	t = thr_get();
+	if (!t)
+		return;
+	n = resolve_path(t, dirfd, path);
+	run.file = bcn_file_id_fnv(t->path, n, BCN_FILE_ID_SEED);
+	run.busy = (uint64_t)(end > start ? end - start : 0);
+	if (e) {
+		atomic_store(&e->file, run.file);
+		atomic_store(&e->pos, (flags & O_APPEND) ? (uint64_t)sb.st_size : 0);
+		atomic_store(&e->state, FD_FILE);
+		bcn_iorun_close_fd(&t->x, fd);
+	}
+	put_rec(t, &run, t->path, n);
+	maybe_flush(t, end);
+	thr_put(t);
+}
+
+uint64_t bcn_trace_close_begin(int fd)
+{
+	struct fd_entry *e;
+	uint64_t file;
+	int s = atomic_load(&g.sock);
+
+	if (fd == s && s >= 0)
+		atomic_compare_exchange_strong(&g.sock, &s, -1);
+	if (fd < 0 || fd >= BCN_TRACE_FDS || !g.fds)
+		return 0;
+	e = &g.fds[fd];
+	if (atomic_exchange(&e->state, FD_UNKNOWN) != FD_FILE)
+		return 0;
+	file = atomic_load(&e->file);
+	return file ? file : 1;
+}
+
+void bcn_trace_close_end(int fd, uint64_t file, int64_t start, int64_t end)
+{
+	struct bcn_iorun run = { .op = BCN_IO_CLOSE, .fd = fd, .file = file,
+				 .count = 1, .first = start, .last = end };
+	struct thr *t;
+
+	if (!file || !(t = thr_get()))
+		return;
+	run.busy = (uint64_t)(end > start ? end - start : 0);
+	bcn_iorun_close_fd(&t->x, fd);
+	put_rec(t, &run, NULL, 0);
+	maybe_flush(t, end);
+	thr_put(t);
+}
+
+void bcn_trace_rw(int op, int fd, ssize_t res, enum bcn_trace_pos how,
+		  uint64_t offset, int64_t start, int64_t end)
+{
+	struct fd_entry *e = &g.fds[fd];
+	uint64_t n = res > 0 ? (uint64_t)res : 0;
+	struct bcn_ioop o = { .op = (uint8_t)op, .fd = fd, .size = n,
+			      .start = start, .end = end };
+
+	o.file = atomic_load_explicit(&e->file, memory_order_relaxed);
+	if (how == BCN_TRACE_AT_POS)
+		o.offset = atomic_fetch_add_explicit(&e->pos, n,
+						     memory_order_relaxed);
+	else
+		o.offset = offset;
+	record(&o);
+}
+
+void bcn_trace_fdop(int op, int fd, uint64_t offset, int64_t start,
+		    int64_t end)
+{
+	struct fd_entry *e = &g.fds[fd];
+	struct bcn_ioop o = { .op = (uint8_t)op, .fd = fd, .offset = offset,
+			      .start = start, .end = end };
+
+	o.file = atomic_load_explicit(&e->file, memory_order_relaxed);
+	if (op == BCN_IO_SEEK)
+		atomic_store_explicit(&e->pos, offset, memory_order_relaxed);
+	record(&o);
+}
+
+void bcn_trace_pathop(int op, int dirfd, const char *path, int64_t start,
+		      int64_t end)
+{
+	struct bcn_ioop o = { .op = (uint8_t)op, .fd = -1, .start = start,
+			      .end = end };
+	struct thr *t;
+	size_t n;
+
+	if (!path || !(t = thr_get()))
+		return;
+	n = resolve_path(t, dirfd, path);
+	o.file = bcn_file_id_fnv(t->path, n, BCN_FILE_ID_SEED);
+	bcn_iorun_add(&t->x, &o);
+	maybe_flush(t, end);
+	thr_put(t);
+}
+
+void bcn_trace_dup(int fd, int fd2)
+{
+	struct fd_entry *a, *b;
+
+	if (fd < 0 || fd2 < 0 || fd >= BCN_TRACE_FDS || fd2 >= BCN_TRACE_FDS ||
+	    !g.fds || fd == fd2)
+		return;
+	a = &g.fds[fd];
+	b = &g.fds[fd2];
+	atomic_store(&b->file, atomic_load(&a->file));
+	atomic_store(&b->pos, atomic_load(&a->pos));
+	atomic_store(&b->state, atomic_load(&a->state));
+}

@@ -1,0 +1,388 @@
+/* The tracer source of beacon-clientd (tsock.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "collectors/client/procjob.h"
+#include "collectors/client/tsock.h"
+#include "common/clock.h"
+#include "common/error.h"
+#include "common/log.h"
+
+#define CGROUP_MAX 8192                 /* bytes of /proc/PID/cgroup read */
+#define PROC_RECHECK_NS (INT64_C(60) * 1000000000)  /* cgroup re-read */
+
+/* What we know of one traced process. */
+struct proc {
+	uint64_t pid;                   /* 0: free slot */
+	uint64_t job, step;             /* from the cgroup, when have_cg */
+	int have_cg;
+	int64_t checked;                /* monotonic ns of the cgroup read */
+	int64_t heard;                  /* monotonic ns of the last datagram */
+	uint64_t max_seq, got;          /* sequence numbers seen */
+	uint64_t lost_reported;
+	uint64_t dropped, untraced;     /* the tracer's cumulative counts */
+};
+
+struct bcn_tsock {
+	struct bcn_tsock_conf conf;
+	int fd;
+	char path[BCN_TSOCK_NAME_MAX + 1];      /* "" for abstract names */
+	struct proc *procs;             /* open addressing by pid */
+	size_t nprocs, cap;
+	struct bcn_tsock_stats st;
+	uint64_t rep_dropped, rep_lost, rep_bad; /* reported so far */
+	struct bcn_complain bad_c, drop_c;
+	char pathbuf[BCN_TMSG_PATH_MAX + 1];
+	uint8_t buf[BCN_TMSG_MAX + 1];
+};
+
+static int bind_socket(struct bcn_tsock *s)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	const char *name = s->conf.socket;
+	size_t n = strlen(name);
+	socklen_t len;
+	int one = 1, sz = (int)s->conf.rcvbuf;
+
+	s->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->fd < 0)
+		return -errno;
+	if (setsockopt(s->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)))
+		return -errno;
+	if (setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)))
+		(void)setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	memcpy(a.sun_path, name, n);
+	if (name[0] == '@') {
+		a.sun_path[0] = '\0';
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	} else {
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+		(void)unlink(name);     /* a stale socket of a previous run */
+		memcpy(s->path, name, n + 1);
+	}
+	if (bind(s->fd, (struct sockaddr *)&a, len))
+		return -errno;
+	/* every user's processes are traced and send here */
+	if (s->path[0] && chmod(s->path, 0666))
+		return -errno;
+	return 0;
+}
+
+int bcn_tsock_open(struct bcn_tsock **out, const struct bcn_tsock_conf *conf)
+{
+	struct bcn_tsock *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->conf = *conf;
+	s->fd = -1;
+	s->cap = 64;
+	while (s->cap < conf->procs_max * 2)
+		s->cap *= 2;
+	s->procs = calloc(s->cap, sizeof(*s->procs));
+	if (!s->procs) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = bind_socket(s);
+	if (rc) {
+		BCN_ERR("tracer socket %s: %s", conf->socket, bcn_strerror(rc));
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	bcn_tsock_close(s);
+	return rc;
+}
+
+int bcn_tsock_fd(const struct bcn_tsock *s)
+{
+	return s->fd;
+}
+
+/* ---- the process table ------------------------------------------------------ */
+
+static size_t slot_of(const struct bcn_tsock *s, uint64_t pid)
+{
+	return (size_t)((pid * 0x9e3779b97f4a7c15ull) >> 17) & (s->cap - 1);
+}
+
+/* Removes the entry at i, moving later entries of its cluster back. */
+static void proc_remove(struct bcn_tsock *s, size_t i)
+{
+	size_t j = i, k;
+
+	s->procs[i].pid = 0;
+	s->nprocs--;
+	for (;;) {
+		j = (j + 1) & (s->cap - 1);
+		if (!s->procs[j].pid)
+			return;
+		k = slot_of(s, s->procs[j].pid);
+		/* can the entry at j move to the hole at i? */
+		if ((i <= j) ? (i < k && k <= j) : (i < k || k <= j))
+			continue;
+		s->procs[i] = s->procs[j];
+		s->procs[j].pid = 0;
+		i = j;
+	}
+}
+
+/* Forgets the least recently heard process (a full table). */
+static void proc_evict(struct bcn_tsock *s)
+{
+	size_t i, old = SIZE_MAX;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->procs[i].pid &&
+		    (old == SIZE_MAX || s->procs[i].heard < s->procs[old].heard))
+			old = i;
+	if (old != SIZE_MAX) {
+		proc_remove(s, old);
+		s->st.procs_forgotten++;
+	}
+}
+
+static struct proc *proc_get(struct bcn_tsock *s, uint64_t pid)
+{
+	size_t i = slot_of(s, pid);
+
+	while (s->procs[i].pid) {
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+		i = (i + 1) & (s->cap - 1);
+	}
+	if (s->nprocs >= s->conf.procs_max) {
+		proc_evict(s);
+		return proc_get(s, pid);
+	}
+	memset(&s->procs[i], 0, sizeof(s->procs[i]));
+	s->procs[i].pid = pid;
+	s->nprocs++;
+	return &s->procs[i];
+}
+
+/* The Slurm job of pid from <root>/proc/<pid>/cgroup, re-read now and
+ * then (a process may be adopted into a job's cgroup after it started). */
+static void proc_job(struct bcn_collector *c, struct proc *p, int64_t now)
+{
+	char rel[64], path[BCN_COLLECTOR_PATH_MAX], buf[CGROUP_MAX];
+	struct bcn_procjob pj;
+	ssize_t n;
+	int fd;
+
+	if (p->checked && now - p->checked < PROC_RECHECK_NS)
+		return;
+	p->checked = now;
+	snprintf(rel, sizeof(rel), "/proc/%" PRIu64 "/cgroup", p->pid);
+	if (bcn_collector_path(c, rel, path, sizeof(path)))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;                 /* gone, or not ours to read */
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0)
+		return;
+	bcn_procjob_cgroup(buf, (size_t)n, &pj);
+	p->have_cg = pj.has_job;
+	p->job = pj.job;
+	p->step = pj.has_step ? pj.step : BCN_PROCJOB_STEP_NONE;
+}
+
+/* ---- datagrams ------------------------------------------------------------------ */
+
+static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
+			const struct bcn_tmsg_hdr *h, const struct proc *p,
+			size_t len)
+{
+	struct bcn_tmsg_rec tr;
+	struct bcn_record r;
+	size_t off = BCN_TMSG_HDR_LEN;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < h->nrec; i++) {
+		rc = bcn_tmsg_next(s->buf, len, &off, &tr);
+		if (rc) {
+			s->st.bad_records += h->nrec - i;
+			bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer "
+				     "datagram of pid %" PRIu64 ": record %u: "
+				     "%s", p->pid, i, bcn_strerror(rc));
+			if (rc == -BCN_ETRUNC)
+				return;
+			s->st.bad_records -= h->nrec - i - 1;
+			continue;
+		}
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = tr.run.first;
+		r.dur = tr.run.last - tr.run.first;
+		r.job = p->have_cg ? p->job : h->job;
+		r.u.io.step = p->have_cg ? p->step : h->step;
+		r.u.io.rank = h->rank;
+		r.u.io.pid = p->pid;
+		r.u.io.op = tr.run.op;
+		r.u.io.fd = tr.run.fd;
+		r.u.io.file = tr.run.file;
+		r.u.io.offset = tr.run.offset;
+		r.u.io.size = tr.run.size;
+		r.u.io.count = tr.run.count;
+		r.u.io.stride = tr.run.stride;
+		r.u.io.busy = tr.run.busy;
+		if (tr.path_len) {
+			memcpy(s->pathbuf, tr.path, tr.path_len);
+			s->pathbuf[tr.path_len] = '\0';
+			r.u.io.path = s->pathbuf;
+		}
+		if (!r.job)
+			s->st.unattributed++;
+		if (bcn_collector_add(c, &r) == 0) {
+			s->st.records++;
+			s->st.ops += tr.run.count;
+		}
+	}
+}
+
+/* The sender's pid from the credentials the kernel attached, or 0. */
+static uint64_t sender_pid(struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+	struct ucred cr;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(cr))) {
+			memcpy(&cr, CMSG_DATA(cm), sizeof(cr));
+			return cr.pid > 0 ? (uint64_t)cr.pid : 0;
+		}
+	}
+	return 0;
+}
+
+static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
+		 uint64_t pid)
+{
+	struct bcn_tmsg_hdr h;
+	struct proc *p;
+	int64_t now = bcn_mono_ms() * 1000000;
+	int rc = bcn_tmsg_parse_hdr(s->buf, len, &h);
+
+	if (rc) {
+		s->st.bad_datagrams++;
+		bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer socket: a "
+			     "datagram of %zu bytes from pid %" PRIu64 " "
+			     "dropped: %s", len, pid, bcn_strerror(rc));
+		return;
+	}
+	if (!pid) {
+		s->st.no_creds++;
+		pid = h.pid;
+	}
+	p = proc_get(s, pid);
+	p->heard = now;
+	proc_job(c, p, now);
+	s->st.datagrams++;
+	p->got++;
+	if (h.seq > p->max_seq)
+		p->max_seq = h.seq;
+	if (p->max_seq > p->got &&
+	    p->max_seq - p->got > p->lost_reported) {
+		s->st.lost_datagrams += p->max_seq - p->got - p->lost_reported;
+		p->lost_reported = p->max_seq - p->got;
+	}
+	if (h.dropped_ops > p->dropped) {
+		s->st.dropped_ops += h.dropped_ops - p->dropped;
+		p->dropped = h.dropped_ops;
+	}
+	if (h.untraced > p->untraced) {
+		s->st.untraced += h.untraced - p->untraced;
+		p->untraced = h.untraced;
+	}
+	add_records(s, c, &h, p, len);
+}
+
+int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
+		      bool drain)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = s->buf, .iov_len = sizeof(s->buf) };
+	struct msghdr mh;
+	ssize_t n;
+	int i;
+
+	for (i = 0; drain || i < BCN_TSOCK_BATCH; i++) {
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if ((size_t)n > BCN_TMSG_MAX || (mh.msg_flags & MSG_TRUNC)) {
+			s->st.bad_datagrams++;
+			bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer "
+				     "socket: a datagram over %d bytes "
+				     "dropped", BCN_TMSG_MAX);
+			continue;
+		}
+		take(s, c, (size_t)n, sender_pid(&mh));
+	}
+	return 0;
+}
+
+void bcn_tsock_report(struct bcn_tsock *s)
+{
+	uint64_t d = s->st.dropped_ops - s->rep_dropped;
+	uint64_t l = s->st.lost_datagrams - s->rep_lost;
+	uint64_t b = s->st.bad_datagrams + s->st.bad_records - s->rep_bad;
+
+	if (!d && !l && !b)
+		return;
+	bcn_complain(&s->drop_c, BCN_LOG_WARNING, "tracers dropped %" PRIu64
+		     " operations (socket full or no daemon), %" PRIu64
+		     " datagrams lost, %" PRIu64 " bad datagrams or records "
+		     "(totals %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", d, l, b,
+		     s->st.dropped_ops, s->st.lost_datagrams,
+		     s->st.bad_datagrams + s->st.bad_records);
+	s->rep_dropped = s->st.dropped_ops;
+	s->rep_lost = s->st.lost_datagrams;
+	s->rep_bad = s->st.bad_datagrams + s->st.bad_records;
+}
+
+void bcn_tsock_stats(const struct bcn_tsock *s, struct bcn_tsock_stats *st)
+{
+	*st = s->st;
+}
+
+void bcn_tsock_close(struct bcn_tsock *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->path[0])
+		(void)unlink(s->path);
+	free(s->procs);
+	free(s);
+}
