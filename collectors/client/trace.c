@@ -47,20 +47,27 @@ struct fd_entry {
 	uint32_t pad;
 };
 
+/* One datagram being filled or waiting to be sent. */
+struct dgram {
+	size_t len;                     /* bytes, header included */
+	uint32_t nrec;
+	uint64_t ops;                   /* operations the records stand for */
+	uint64_t seq;                   /* 0 until a first send attempt */
+};
+
 struct thr {
 	_Atomic int busy;               /* claimed by its thread or exit */
 	_Atomic int dead;               /* free for a new thread */
 	struct thr *next;               /* all states ever made */
 	uint64_t tid;
 	int64_t last_flush;
-	size_t len;                     /* bytes in buf, header included */
-	uint32_t nrec;
-	uint64_t seq;                   /* number of the unsent datagram */
-	uint64_t buf_ops;               /* operations the records stand for */
+	/* datagrams: a circular queue of nq sealed ones from head, then
+	 * the one being filled; a full queue drops its oldest */
+	struct dgram dg[BCN_TRACE_QUEUE];
+	unsigned head, nq;
 	struct bcn_iorun_ctx x;
 	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
-	char tmp[TRACE_PATH_MAX];
-	uint8_t buf[BCN_TMSG_MAX];
+	uint8_t buf[BCN_TRACE_QUEUE][BCN_TMSG_MAX];
 };
 
 static struct {
@@ -258,78 +265,120 @@ static int get_sock(void)
 	return s;
 }
 
-static void buf_reset(struct thr *t)
+static struct dgram *cur(struct thr *t, uint8_t **buf)
 {
-	t->len = BCN_TMSG_HDR_LEN;
-	t->nrec = 0;
-	t->seq = 0;
-	t->buf_ops = 0;
+	unsigned i = (t->head + t->nq) % BCN_TRACE_QUEUE;
+
+	*buf = t->buf[i];
+	return &t->dg[i];
 }
 
-/* Sends t's buffer. On a full socket the records stay for a later try
- * unless final (then it retries a little) or the buffer must be emptied
- * (force); whatever cannot be sent is counted as dropped. */
-static void send_buf(struct thr *t, bool force, bool final)
+static void dg_reset(struct dgram *d)
+{
+	d->len = BCN_TMSG_HDR_LEN;
+	d->nrec = 0;
+	d->ops = 0;
+	d->seq = 0;
+}
+
+/* Sends one datagram. Returns 0 (sent), -EAGAIN (socket full: try again
+ * later) or another error (it cannot be sent). */
+static int send_one(struct thr *t, struct dgram *d, uint8_t *buf, bool final)
 {
 	struct bcn_tmsg_hdr h = { 0 };
-	int s, tries = final ? SEND_RETRIES_FINAL : 1;
-	ssize_t r = -1;
+	int s;
 
-	if (!t->nrec)
-		return;
 	h.flags = g.hflags | (final ? BCN_TMSG_F_LAST : 0);
-	h.nrec = t->nrec;
+	h.nrec = d->nrec;
 	h.job = g.job;
 	h.step = g.step;
 	h.rank = g.rank;
 	h.pid = atomic_load(&g.pid);
 	h.tid = t->tid;
-	if (!t->seq)
-		t->seq = atomic_fetch_add(&g.seq, 1) + 1;
-	h.seq = t->seq;
+	if (!d->seq)
+		d->seq = atomic_fetch_add(&g.seq, 1) + 1;
+	h.seq = d->seq;
 	h.dropped_ops = atomic_load(&g.dropped);
 	h.untraced = atomic_load(&g.untraced);
-	bcn_tmsg_put_hdr(t->buf, &h);
-	while (tries-- > 0) {
+	bcn_tmsg_put_hdr(buf, &h);
+	for (int again = 0; again < 2; again++) {
 		s = get_sock();
 		if (s < 0)
-			break;
-		r = sendto(s, t->buf, t->len, MSG_DONTWAIT | MSG_NOSIGNAL,
-			   (struct sockaddr *)&g.addr, g.addrlen);
-		if (r >= 0)
-			break;
-		if (errno == EBADF || errno == ENOTSOCK) {
-			int expect = s;
+			return -EBADF;
+		if (sendto(s, buf, d->len, MSG_DONTWAIT | MSG_NOSIGNAL,
+			   (struct sockaddr *)&g.addr, g.addrlen) >= 0)
+			return 0;
+		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
+			return -EAGAIN;
+		if (errno != EBADF && errno != ENOTSOCK)
+			return -errno;
+		/* the program closed our socket: a new one */
+		atomic_compare_exchange_strong(&g.sock, &s, -1);
+	}
+	return -EBADF;
+}
 
-			atomic_compare_exchange_strong(&g.sock, &expect, -1);
+/* Sends the sealed datagrams, oldest first, until the socket is full
+ * (final: after a few retries). Unsendable ones are counted as dropped. */
+static void send_queue(struct thr *t, bool final)
+{
+	int tries = final ? SEND_RETRIES_FINAL : 0, rc;
+	struct dgram *d;
+
+	while (t->nq) {
+		d = &t->dg[t->head];
+		rc = send_one(t, d, t->buf[t->head], final);
+		if (rc == -EAGAIN && tries-- > 0) {
+			sched_yield();
 			continue;
 		}
-		if (errno != EAGAIN && errno != EINTR && errno != ENOBUFS)
-			break;
-		if (tries > 0)
-			sched_yield();
+		if (rc == -EAGAIN)
+			return;
+		if (rc)
+			atomic_fetch_add(&g.dropped, d->ops);
+		t->head = (t->head + 1) % BCN_TRACE_QUEUE;
+		t->nq--;
 	}
-	if (r < 0 && !force && !final && (errno == EAGAIN || errno == ENOBUFS)) {
-		return;         /* keep the records and their number */
+}
+
+/* Seals the datagram being filled (if it has records), sends what the
+ * socket takes and starts a new datagram, dropping the oldest sealed one
+ * when the queue is full. With nothing left queued the new datagram is
+ * the first buffer again, so that the others stay untouched (and out of
+ * resident memory) unless the daemon falls behind. */
+static void seal(struct thr *t, bool final)
+{
+	uint8_t *buf;
+	struct dgram *d = cur(t, &buf);
+
+	if (d->nrec)
+		t->nq++;
+	send_queue(t, final);
+	if (t->nq == BCN_TRACE_QUEUE) {
+		atomic_fetch_add(&g.dropped, t->dg[t->head].ops);
+		t->head = (t->head + 1) % BCN_TRACE_QUEUE;
+		t->nq--;
 	}
-	if (r < 0)
-		atomic_fetch_add(&g.dropped, t->buf_ops);
-	buf_reset(t);
+	if (!t->nq)
+		t->head = 0;
+	if (d->nrec || !t->nq)
+		dg_reset(cur(t, &buf));
 }
 
 static void put_rec(struct thr *t, const struct bcn_iorun *run,
 		    const char *path, size_t plen)
 {
 	size_t n = bcn_tmsg_rec_size(plen);
+	uint8_t *buf;
+	struct dgram *d = cur(t, &buf);
 
-	if (t->len + n > sizeof(t->buf)) {
-		send_buf(t, false, false);
-		if (t->len + n > sizeof(t->buf))
-			send_buf(t, true, false);
+	if (d->len + n > BCN_TMSG_MAX) {
+		seal(t, false);
+		d = cur(t, &buf);
 	}
-	t->len += bcn_tmsg_put_rec(t->buf + t->len, run, path, plen);
-	t->nrec++;
-	t->buf_ops += run->count;
+	d->len += bcn_tmsg_put_rec(buf + d->len, run, path, plen);
+	d->nrec++;
+	d->ops += run->count;
 }
 
 static void emit_run(void *arg, const struct bcn_iorun *run)
@@ -344,7 +393,9 @@ static void thr_setup(struct thr *t)
 	t->tid = (uint64_t)syscall(SYS_gettid);
 	t->last_flush = bcn_trace_now();
 	bcn_iorun_init(&t->x, g.mode, g.slots, 0, emit_run, t);
-	buf_reset(t);
+	t->head = 0;
+	t->nq = 0;
+	dg_reset(&t->dg[0]);
 }
 
 static struct thr *thr_new(void)
@@ -408,7 +459,7 @@ static void thr_put(struct thr *t)
 static void thr_flush(struct thr *t, bool final)
 {
 	bcn_iorun_flush(&t->x);
-	send_buf(t, true, final);
+	seal(t, final);
 }
 
 static void maybe_flush(struct thr *t, int64_t now)
@@ -416,7 +467,7 @@ static void maybe_flush(struct thr *t, int64_t now)
 	if (now - t->last_flush >= g.flush_ns) {
 		t->last_flush = now;
 		bcn_iorun_flush(&t->x);
-		send_buf(t, false, false);
+		seal(t, false);
 	}
 }
 
@@ -445,7 +496,9 @@ static void after_fork_child(void)
 	atomic_store(&g.untraced, 0);
 	for (t = atomic_load(&g.threads); t; t = t->next) {
 		bcn_iorun_reset(&t->x);
-		buf_reset(t);
+		t->head = 0;
+		t->nq = 0;
+		dg_reset(&t->dg[0]);
 		if (t != tls_thr)
 			atomic_store(&t->dead, 1);
 		else

@@ -20,6 +20,8 @@
 #define BCN_TRACE_FDS 65536             /* descriptors with a table entry */
 #define BCN_TRACE_FLUSH_MS_DEF 1000     /* runs leave a thread at least
 					 * this often while it does I/O */
+#define BCN_TRACE_QUEUE 16              /* datagrams a thread holds while
+					 * the daemon's socket is full */
 #define BCN_TRACE_SOCKET_DEF "@beacon-clientd"  /* '@': abstract name */
 
 /* Resolves the next definition of name (the real function) into *slot.

@@ -26,8 +26,9 @@ struct proc {
 	int have_cg;
 	int64_t checked;                /* monotonic ns of the cgroup read */
 	int64_t heard;                  /* monotonic ns of the last datagram */
-	uint64_t max_seq, got;          /* sequence numbers seen */
-	uint64_t lost_reported;
+	uint64_t max_seq, got;          /* sequence numbers seen: the gap is
+					 * datagrams lost or still coming
+					 * (threads send out of order) */
 	uint64_t dropped, untraced;     /* the tracer's cumulative counts */
 };
 
@@ -38,6 +39,7 @@ struct bcn_tsock {
 	struct proc *procs;             /* open addressing by pid */
 	size_t nprocs, cap;
 	struct bcn_tsock_stats st;
+	uint64_t lost_forgotten;        /* gaps of processes forgotten */
 	uint64_t rep_dropped, rep_lost, rep_bad; /* reported so far */
 	struct bcn_complain bad_c, drop_c;
 	char pathbuf[BCN_TMSG_PATH_MAX + 1];
@@ -149,6 +151,10 @@ static void proc_evict(struct bcn_tsock *s)
 		    (old == SIZE_MAX || s->procs[i].heard < s->procs[old].heard))
 			old = i;
 	if (old != SIZE_MAX) {
+		const struct proc *p = &s->procs[old];
+
+		if (p->max_seq > p->got)
+			s->lost_forgotten += p->max_seq - p->got;
 		proc_remove(s, old);
 		s->st.procs_forgotten++;
 	}
@@ -297,11 +303,6 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 	p->got++;
 	if (h.seq > p->max_seq)
 		p->max_seq = h.seq;
-	if (p->max_seq > p->got &&
-	    p->max_seq - p->got > p->lost_reported) {
-		s->st.lost_datagrams += p->max_seq - p->got - p->lost_reported;
-		p->lost_reported = p->max_seq - p->got;
-	}
 	if (h.dropped_ops > p->dropped) {
 		s->st.dropped_ops += h.dropped_ops - p->dropped;
 		p->dropped = h.dropped_ops;
@@ -351,11 +352,27 @@ int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 	return 0;
 }
 
+/* Datagrams missing: the sequence gaps of every process. */
+static void count_lost(struct bcn_tsock *s)
+{
+	uint64_t lost = s->lost_forgotten;
+	size_t i;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->procs[i].pid && s->procs[i].max_seq > s->procs[i].got)
+			lost += s->procs[i].max_seq - s->procs[i].got;
+	s->st.lost_datagrams = lost;
+}
+
 void bcn_tsock_report(struct bcn_tsock *s)
 {
-	uint64_t d = s->st.dropped_ops - s->rep_dropped;
-	uint64_t l = s->st.lost_datagrams - s->rep_lost;
-	uint64_t b = s->st.bad_datagrams + s->st.bad_records - s->rep_bad;
+	uint64_t d, l, b;
+
+	count_lost(s);
+	d = s->st.dropped_ops - s->rep_dropped;
+	l = s->st.lost_datagrams > s->rep_lost ?
+	    s->st.lost_datagrams - s->rep_lost : 0;
+	b = s->st.bad_datagrams + s->st.bad_records - s->rep_bad;
 
 	if (!d && !l && !b)
 		return;
@@ -370,8 +387,9 @@ void bcn_tsock_report(struct bcn_tsock *s)
 	s->rep_bad = s->st.bad_datagrams + s->st.bad_records;
 }
 
-void bcn_tsock_stats(const struct bcn_tsock *s, struct bcn_tsock_stats *st)
+void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st)
 {
+	count_lost(s);
 	*st = s->st;
 }
 

@@ -41,7 +41,7 @@ struct bcn_tsock_conf {
 		  "path; the tracer's BEACON_TRACE_SOCKET must match." }, \
 	{ "tracer_procs_max", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.procs_max), .min = 16, .max = 1u << 22, \
-	  .def = "65536", \
+	  .def = "2048", \
 	  .help = "Traced processes remembered at once (job, sequence " \
 		  "numbers); the least recently heard is forgotten." }, \
 	{ "tracer_rcvbuf", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.rcvbuf), \
@@ -53,7 +53,8 @@ struct bcn_tsock_stats {
 	uint64_t records, ops;          /* records added, operations in them */
 	uint64_t bad_datagrams;         /* wrong magic/version, truncated */
 	uint64_t bad_records;           /* skipped inside good datagrams */
-	uint64_t lost_datagrams;        /* sequence gaps */
+	uint64_t lost_datagrams;        /* sequence gaps now (datagrams
+					 * that may still come included) */
 	uint64_t dropped_ops;           /* tracers' own drop counts */
 	uint64_t untraced;              /* calls tracers passed untraced */
 	uint64_t no_creds;              /* datagrams without credentials */
@@ -80,7 +81,7 @@ int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 /* Logs what was dropped or lost since the last call (rate-limited). */
 void bcn_tsock_report(struct bcn_tsock *s);
 
-void bcn_tsock_stats(const struct bcn_tsock *s, struct bcn_tsock_stats *st);
+void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st);
 
 /* Closes the socket (removing a path socket's file) and frees s. */
 void bcn_tsock_close(struct bcn_tsock *s);
