@@ -82,10 +82,11 @@ static void clientd_fini(void *state)
 		BCN_NOTICE("tracer: %" PRIu64 " datagrams, %" PRIu64
 			   " records for %" PRIu64 " operations, %" PRIu64
 			   " unattributed records, %" PRIu64 " operations "
-			   "dropped by tracers, %" PRIu64 " datagrams lost, %"
-			   PRIu64 " bad datagrams, %" PRIu64 " bad records",
+			   "dropped by tracers, %" PRIu64 " calls passed "
+			   "untraced, %" PRIu64 " datagrams lost, %" PRIu64
+			   " bad datagrams, %" PRIu64 " bad records",
 			   ts.datagrams, ts.records, ts.ops, ts.unattributed,
-			   ts.dropped_ops, ts.lost_datagrams,
+			   ts.dropped_ops, ts.untraced, ts.lost_datagrams,
 			   ts.bad_datagrams, ts.bad_records);
 		bcn_tsock_close(d->tsock);
 		d->tsock = NULL;
