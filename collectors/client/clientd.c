@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "collectors/client/clientd.h"
+#include "collectors/client/lwfsrc.h"
+#include "collectors/client/procmon.h"
 #include "collectors/client/tsock.h"
 #include "common/collector.h"
 #include "common/error.h"
@@ -13,16 +15,23 @@
 
 struct clientd_conf {
 	struct bcn_tsock_conf tracer;
+	struct bcn_lwfs_conf lwfs;
+	struct bcn_procmon_conf proc;
 	struct bcn_collector_conf cc;
 };
 
 struct clientd {
 	struct clientd_conf *conf;
 	struct bcn_tsock *tsock;
+	struct bcn_lwfsrc lwfs;
+	struct bcn_procmon proc;
+	bool have_lwfs, have_proc;
 };
 
 static const struct bcn_config_opt clientd_options[] = {
 	BCN_TSOCK_CONFIG_OPTIONS(struct clientd_conf, tracer),
+	BCN_LWFS_CONFIG_OPTIONS(struct clientd_conf, lwfs),
+	BCN_PROCMON_CONFIG_OPTIONS(struct clientd_conf, proc),
 	BCN_COLLECTOR_CONFIG_OPTIONS(struct clientd_conf, cc),
 	{ .name = NULL }
 };
@@ -33,10 +42,32 @@ static int clientd_init(void *state, struct bcn_collector *c)
 	int rc;
 
 	(void)c;
+	if (!d->conf->tracer.on && !d->conf->lwfs.log[0] &&
+	    !d->conf->proc.enabled) {
+		BCN_ERR("no source: tracer, lwfs_log and proc_sample are all "
+			"off");
+		return -EINVAL;
+	}
 	if (d->conf->tracer.on) {
 		rc = bcn_tsock_open(&d->tsock, &d->conf->tracer);
 		if (rc)
 			return rc;
+	}
+	if (d->conf->lwfs.log[0]) {
+		rc = bcn_lwfsrc_init(&d->lwfs, &d->conf->lwfs);
+		if (rc) {
+			BCN_ERR("LWFS source: %s", bcn_strerror(rc));
+			return rc;
+		}
+		d->have_lwfs = true;
+	}
+	if (d->conf->proc.enabled) {
+		rc = bcn_procmon_init(&d->proc, &d->conf->proc);
+		if (rc) {
+			BCN_ERR("/proc sampler: %s", bcn_strerror(rc));
+			return rc;
+		}
+		d->have_proc = true;
 	}
 	return 0;
 }
@@ -61,13 +92,21 @@ static int clientd_sample(void *state, struct bcn_collector *c, int64_t t,
 	struct clientd *d = state;
 	int rc = 0, r;
 
-	(void)t;
-	(void)dur;
 	if (d->tsock) {
 		r = bcn_tsock_receive(d->tsock, c, true);
 		if (r && !rc)
 			rc = r;
 		bcn_tsock_report(d->tsock);
+	}
+	if (d->have_lwfs) {
+		r = bcn_lwfsrc_sample(&d->lwfs, c, t, dur);
+		if (r && !rc)
+			rc = r;
+	}
+	if (d->have_proc) {
+		r = bcn_procmon_sample(&d->proc, c, t, dur);
+		if (r && !rc)
+			rc = r;
 	}
 	return rc;
 }
@@ -90,6 +129,23 @@ static void clientd_fini(void *state)
 			   ts.bad_datagrams, ts.bad_records);
 		bcn_tsock_close(d->tsock);
 		d->tsock = NULL;
+	}
+	if (d->have_lwfs) {
+		BCN_NOTICE("LWFS log: %" PRIu64 " operations, %" PRIu64
+			   " records, %" PRIu64 " malformed lines, %" PRIu64
+			   " handles never opened", d->lwfs.lines,
+			   d->lwfs.records, d->lwfs.malformed,
+			   d->lwfs.unknown_handles);
+		bcn_lwfsrc_free(&d->lwfs);
+		d->have_lwfs = false;
+	}
+	if (d->have_proc) {
+		BCN_NOTICE("/proc sampler: %" PRIu64 " records, %" PRIu64
+			   " processes beyond proc_max dropped, %" PRIu64
+			   " unreadable files", d->proc.records,
+			   d->proc.dropped, d->proc.unreadable);
+		bcn_procmon_free(&d->proc);
+		d->have_proc = false;
 	}
 }
 

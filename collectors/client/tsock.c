@@ -226,10 +226,7 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 			bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer "
 				     "datagram of pid %" PRIu64 ": record %u: "
 				     "%s", p->pid, i, bcn_strerror(rc));
-			if (rc == -BCN_ETRUNC)
-				return;
-			s->st.bad_records -= h->nrec - i - 1;
-			continue;
+			return;         /* the rest cannot be found */
 		}
 		bcn_record_init(&r, BCN_REC_IO);
 		r.t = tr.run.first;
