@@ -60,6 +60,11 @@ extern const char *const bcn_collector_log_dests[];
  * stats_file, log_level, log_dest and the sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
+	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, "1M")
+
+/* The same with another default for frame_bytes (beacon-clientd keeps
+ * its frames small: its records arrive all the time, not once a tick). */
+#define BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, frame_def) \
 	{ "root", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.root), .min = 1, \
 	  .def = "/", \
 	  .help = "Read /proc, /sys and /sys/kernel/debug below this " \
@@ -78,7 +83,7 @@ extern const char *const bcn_collector_log_dests[];
 	  .help = "Write the frames to this file ('-': standard output) " \
 		  "instead of sending them." }, \
 	{ "frame_bytes", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.frame_bytes), \
-	  .min = 4096, .max = 8u << 20, .def = "1M", \
+	  .min = 4096, .max = 8u << 20, .def = frame_def, \
 	  .help = "Cut a sample's records into frames of about this many " \
 		  "uncompressed bytes." }, \
 	{ "flush_timeout", BCN_CFG_DURATION, \
