@@ -770,6 +770,11 @@ void bcn_trace_pathop(int op, int dirfd, const char *path, int64_t start,
 void bcn_trace_dup(int fd, int fd2)
 {
 	struct fd_entry *a, *b;
+	int s = atomic_load(&g.sock);
+
+	/* the program put something else where our socket was */
+	if (fd2 == s && s >= 0 && fd != s)
+		atomic_compare_exchange_strong(&g.sock, &s, -1);
 
 	if (fd < 0 || fd2 < 0 || fd >= BCN_TRACE_FDS || fd2 >= BCN_TRACE_FDS ||
 	    !g.fds || fd == fd2)

@@ -41,12 +41,13 @@ EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off,
 
 /* ---- data ------------------------------------------------------------------ */
 
-/* A wrapper around a call on descriptor fd that moves data. */
-#define DATA(ret, name, params, args, fallback, op, how, off)		\
+/* A wrapper around a call on descriptor fd; rec records it from the
+ * result r and the times t0, t1. */
+#define FDCALL(ret, name, params, args, fallback, rec)			\
 	REAL(name);							\
 	EXPORT ret name params						\
 	{								\
-		int64_t t0;						\
+		int64_t t0, t1;						\
 		ret r;							\
 		int e;							\
 		if (!NEED(name))					\
@@ -56,11 +57,16 @@ EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off,
 		t0 = bcn_trace_now();					\
 		r = real_##name args;					\
 		e = errno;						\
-		bcn_trace_rw(op, fd, (ssize_t)r, how, (uint64_t)(off),	\
-			     t0, bcn_trace_now());			\
+		t1 = bcn_trace_now();					\
+		rec;							\
 		errno = e;						\
 		return r;						\
 	}
+
+/* A call that moves data: op at the position or at offset off. */
+#define DATA(ret, name, params, args, fallback, op, how, off)		\
+	FDCALL(ret, name, params, args, fallback,			\
+	       bcn_trace_rw(op, fd, (ssize_t)r, how, (uint64_t)(off), t0, t1))
 
 #define AT_POS BCN_TRACE_AT_POS
 #define AT_OFF BCN_TRACE_AT_OFFSET
@@ -107,28 +113,11 @@ DATA(ssize_t, pwritev2,
 
 /* ---- operations on a descriptor ---------------------------------------------- */
 
-/* A wrapper around a call on descriptor fd without data; pos gives the
- * offset recorded from the result r and the arguments. */
+/* A call on descriptor fd without data, recorded when ok, with the
+ * offset pos computed from the result r and the arguments. */
 #define FDOP(ret, name, params, args, fallback, op, ok, pos)		\
-	REAL(name);							\
-	EXPORT ret name params						\
-	{								\
-		int64_t t0;						\
-		ret r;							\
-		int e;							\
-		if (!NEED(name))					\
-			return fallback;				\
-		if (!bcn_trace_on() || !bcn_trace_fd_traced(fd))	\
-			return real_##name args;			\
-		t0 = bcn_trace_now();					\
-		r = real_##name args;					\
-		e = errno;						\
-		if (ok)							\
-			bcn_trace_fdop(op, fd, (uint64_t)(pos), t0,	\
-				       bcn_trace_now());		\
-		errno = e;						\
-		return r;						\
-	}
+	FDCALL(ret, name, params, args, fallback,			\
+	       if (ok) bcn_trace_fdop(op, fd, (uint64_t)(pos), t0, t1))
 
 FDOP(off_t, lseek, (int fd, off_t o, int w), (fd, o, w),
      syscall(SYS_lseek, fd, o, w), BCN_IO_SEEK, r >= 0, r)

@@ -219,6 +219,13 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 	uint32_t i;
 	int rc;
 
+	/* the record is set up once per datagram (it is 1.2 KiB): each
+	 * record below sets every io field */
+	bcn_record_init(&r, BCN_REC_IO);
+	r.job = p->have_cg ? p->job : h->job;
+	r.u.io.step = p->have_cg ? p->step : h->step;
+	r.u.io.rank = h->rank;
+	r.u.io.pid = p->pid;
 	for (i = 0; i < h->nrec; i++) {
 		rc = bcn_tmsg_next(s->buf, len, &off, &tr);
 		if (rc) {
@@ -228,13 +235,8 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 				     "%s", p->pid, i, bcn_strerror(rc));
 			return;         /* the rest cannot be found */
 		}
-		bcn_record_init(&r, BCN_REC_IO);
 		r.t = tr.run.first;
 		r.dur = tr.run.last - tr.run.first;
-		r.job = p->have_cg ? p->job : h->job;
-		r.u.io.step = p->have_cg ? p->step : h->step;
-		r.u.io.rank = h->rank;
-		r.u.io.pid = p->pid;
 		r.u.io.op = tr.run.op;
 		r.u.io.fd = tr.run.fd;
 		r.u.io.file = tr.run.file;
@@ -243,6 +245,7 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 		r.u.io.count = tr.run.count;
 		r.u.io.stride = tr.run.stride;
 		r.u.io.busy = tr.run.busy;
+		r.u.io.path = "";
 		if (tr.path_len) {
 			memcpy(s->pathbuf, tr.path, tr.path_len);
 			s->pathbuf[tr.path_len] = '\0';

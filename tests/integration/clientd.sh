@@ -8,27 +8,11 @@
 # what was received.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
-BEACON=$BCN_BUILD/cli/beacon
-T=$(mktemp -d)
-SOCK="@beacon-test-clientd-$$"
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 20 "$T/log" >&2; exit 1; }
+# shellcheck source=tests/lib/clientd.sh
+source "$BCN_SRC/tests/lib/clientd.sh"
 
 mkdir -p "$T/root/proc"
-"$CLIENTD" --node cn0003 --root "$T/root" --output "$T/out.bin" \
-	--tracer-socket "$SOCK" --interval 1h 2> "$T/log" &
-pid=$!
-for i in $(seq 1 100); do
-	grep -q 'notice: started' "$T/log" && break
-	kill -0 "$pid" 2>/dev/null || fail "beacon-clientd did not start"
-	sleep 0.05
-done
+bcn_clientd_start --node cn0003 --root "$T/root" --interval 1h
 
 /usr/bin/python3 - "$SOCK" "$T/root" > "$T/sent.json" <<'PYEOF' || fail "sender"
 import json, os, socket, struct, subprocess, sys
@@ -78,9 +62,7 @@ print(json.dumps({"pid": me, "child": int(child.stdout)}))
 PYEOF
 sleep 0.3
 kill -0 "$pid" 2>/dev/null || fail "beacon-clientd died"
-kill -TERM "$pid"
-wait "$pid" || fail "beacon-clientd exit status"
-pid=
+bcn_clientd_stop
 grep -q '4 datagrams, 5 records for 115 operations, 1 unattributed records, 0 operations dropped by tracers, 0 calls passed untraced, 3 datagrams lost, 3 bad datagrams, 1 bad records' "$T/log" ||
 	fail "counts: $(grep 'tracer:' "$T/log")"
 "$BEACON" decode "$T/out.bin" > "$T/records.jsonl" || fail "decode"

@@ -9,29 +9,12 @@
 # been dropped on the way.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
-BEACON=$BCN_BUILD/cli/beacon
-TRACE=$BCN_BUILD/lib/libbeacon_trace.so
+# shellcheck source=tests/lib/clientd.sh
+source "$BCN_SRC/tests/lib/clientd.sh"
 CHECK=$BCN_SRC/tests/integration/tracer_fio_check.py
-T=$(mktemp -d)
-SOCK="@beacon-test-fio-$$"
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 20 "$T/log" >&2; exit 1; }
 command -v fio >/dev/null || fail "fio is not installed (run deploy/install-deps)"
 
-"$CLIENTD" --node cn0001 --output "$T/out.bin" --tracer-socket "$SOCK" \
-	--interval 500ms 2> "$T/log" &
-pid=$!
-for i in $(seq 1 100); do
-	grep -q 'notice: started' "$T/log" && break
-	kill -0 "$pid" 2>/dev/null || fail "beacon-clientd did not start"
-	sleep 0.05
-done
+bcn_clientd_start --node cn0001 --interval 500ms
 
 # job id, name, fio options
 specs=()
@@ -56,9 +39,7 @@ run 103 randread --rw=randread --bs=4k --ioengine=psync --numjobs=2 --thread
 run 104 randwrite --rw=randwrite --bs=16k --ioengine=sync --numjobs=1
 run 105 mixed --rw=randrw --rwmixread=70 --bs=64k --ioengine=pvsync --numjobs=2
 
-kill -TERM "$pid"
-wait "$pid" || fail "beacon-clientd exit status"
-pid=
+bcn_clientd_stop
 grep -q ' 0 operations dropped by tracers' "$T/log" ||
 	fail "operations were dropped: $(grep 'tracer:' "$T/log")"
 "$BEACON" decode "$T/out.bin" > "$T/records.jsonl" || fail "beacon decode"

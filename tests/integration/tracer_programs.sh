@@ -10,29 +10,12 @@
 # traced runs must have left records of their jobs.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
-BEACON=$BCN_BUILD/cli/beacon
-TRACE=$BCN_BUILD/lib/libbeacon_trace.so
+# shellcheck source=tests/lib/clientd.sh
+source "$BCN_SRC/tests/lib/clientd.sh"
 TRACEE=$BCN_BUILD/tests/tracee
 PY=/usr/bin/python3
-T=$(mktemp -d)
-SOCK="@beacon-test-prog-$$"
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 20 "$T/log" >&2; exit 1; }
 
-"$CLIENTD" --node cn0002 --output "$T/out.bin" --tracer-socket "$SOCK" \
-	2> "$T/log" &
-pid=$!
-for i in $(seq 1 100); do
-	grep -q 'notice: started' "$T/log" && break
-	kill -0 "$pid" 2>/dev/null || fail "beacon-clientd did not start"
-	sleep 0.05
-done
+bcn_clientd_start --node cn0002
 traced() { # job, command...
 	local job=$1
 	shift
@@ -80,9 +63,7 @@ plain() { shift; "$@"; }
 programs "$T/plain" plain || fail "untraced programs"
 programs "$T/traced" traced || fail "traced programs"
 
-kill -TERM "$pid"
-wait "$pid" || fail "beacon-clientd exit status"
-pid=
+bcn_clientd_stop
 rm "$T/traced/db" "$T/plain/db"   # sqlite keeps page-level detail: .dump compares
 diff -r "$T/plain" "$T/traced" > "$T/diff" ||
 	fail "traced programs changed their output: $(head -20 "$T/diff")"

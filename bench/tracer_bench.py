@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""The measuring half of bench/tracer_bench.sh (which starts beacon-clientd
+and reads its records afterwards). Runs each fio workload RUNS times
+untraced and RUNS times traced, in ABBA order, and prints per workload:
+
+  overhead    fio's own figure (bandwidth, or files per second), medians,
+              as a slowdown in percent; and the CPU time fio's processes
+              used per I/O operation, traced minus untraced (the tracer's
+              cost, steadier than a rate on a shared machine);
+  daemon_cpu  beacon-clientd's CPU time during the traced runs as a share
+              of one core.
+Then the tracer's cost per call from dd (500,000 sequential 512-byte
+writes: almost no records), in CPU nanoseconds.
+
+usage: tracer_bench.py TRACE_SO SOCKET DAEMON_PID DATA_DIR JOBS_FILE RUNS SECONDS
+"""
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+WORKLOADS = [
+    ("seqwrite-1m", "bw", ["--rw=write", "--bs=1M", "--ioengine=psync",
+                           "--size=256M"]),
+    ("seqread-128k", "bw", ["--rw=read", "--bs=128k", "--ioengine=psync",
+                            "--size=256M"]),
+    ("randread-4k", "bw", ["--rw=randread", "--bs=4k", "--ioengine=psync",
+                           "--size=64M"]),
+    ("randwrite-4k-sync", "bw", ["--rw=randwrite", "--bs=4k",
+                                 "--ioengine=sync", "--size=64M"]),
+    ("mixed-64k-2jobs", "bw", ["--rw=randrw", "--bs=64k",
+                               "--ioengine=pvsync", "--size=64M",
+                               "--numjobs=2"]),
+    ("metadata-filecreate", "iops", ["--ioengine=filecreate",
+                                     "--nrfiles=4000", "--filesize=4k",
+                                     "--openfiles=1", "--size=16M",
+                                     "--create_on_open=1"]),
+]
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def daemon_cpu(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def fio(name, opts, d, secs, env, out):
+    c0 = child_cpu()
+    subprocess.run(["fio", "--name=" + name, "--directory=" + d] + opts +
+                   ["--time_based", "--runtime=%d" % secs,
+                    "--output-format=json", "--output=" + out],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    cpu = child_cpu() - c0
+    with open(out) as f:
+        rep = json.load(f)
+    ios = sum(j[op]["total_ios"] for j in rep["jobs"]
+              for op in ("read", "write"))
+    return rep, cpu, ios
+
+
+def figure(rep, kind):
+    key = "bw_bytes" if kind == "bw" else "iops"
+    return sum(j[op][key] for j in rep["jobs"] for op in ("read", "write"))
+
+
+def workload(args, name, kind, opts, job):
+    trace, sock, dpid, data, jobs, runs, secs = args
+    d = os.path.join(data, name)
+    os.makedirs(d, exist_ok=True)
+    subprocess.run(["fio", "--name=" + name, "--directory=" + d] + opts +
+                   ["--create_only=1"], check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = os.path.join(data, "r.json")
+    res = {0: [], 1: []}
+    dcpu = dtime = 0.0
+    first_job = None
+    for i in range(runs):
+        for traced in ((0, 1) if i % 2 == 0 else (1, 0)):
+            env = dict(os.environ)
+            if traced:
+                job += 1
+                first_job = first_job or job
+                env.update(SLURM_JOB_ID=str(job), BEACON_TRACE_SOCKET=sock,
+                           LD_PRELOAD=trace)
+                c0, t0 = daemon_cpu(dpid), time.monotonic()
+            rep, cpu, ios = fio(name, opts, d, secs, env, out)
+            if traced:
+                dcpu += daemon_cpu(dpid) - c0
+                dtime += time.monotonic() - t0
+            res[traced].append((figure(rep, kind), cpu / max(ios, 1)))
+    # one more traced run with the paper's contiguous-only merge
+    job += 1
+    env = dict(os.environ, SLURM_JOB_ID=str(job), BEACON_TRACE_SOCKET=sock,
+               LD_PRELOAD=trace, BEACON_TRACE_MODE="contig")
+    fio(name, opts, d, secs, env, out)
+    with open(jobs, "a") as f:
+        f.write("%s %d %d\n" % (name, first_job, job))
+    mp = statistics.median(x[0] for x in res[0])
+    mt = statistics.median(x[0] for x in res[1])
+    cp = statistics.median(x[1] for x in res[0])
+    ct = statistics.median(x[1] for x in res[1])
+    print(json.dumps({
+        "bench": "tracer", "metric": "overhead", "workload": name,
+        "figure": kind, "runs": runs, "untraced_median": mp,
+        "traced_median": mt, "slowdown_pct": round((mp - mt) / mp * 100, 3),
+        "cpu_ns_per_io_untraced": round(cp * 1e9, 1),
+        "cpu_ns_per_io_traced": round(ct * 1e9, 1),
+        "cpu_overhead_pct": round((ct - cp) / cp * 100, 3),
+        "target_pct": 0.5, "paper_pct": [0.09, 0.86]}), flush=True)
+    print(json.dumps({
+        "bench": "tracer", "metric": "daemon_cpu", "workload": name,
+        "cpu_share_pct": round(dcpu / dtime * 100, 3) if dtime else 0.0,
+        "target_pct": 0.05, "paper_pct": [0.0, 0.1]}), flush=True)
+    return job
+
+
+def cost_per_call(trace, sock, data, runs):
+    n = 500000
+    cmd = ["dd", "if=/dev/zero", "of=" + os.path.join(data, "dd.out"),
+           "bs=512", "count=%d" % n]
+    env = dict(os.environ, BEACON_TRACE_SOCKET=sock, LD_PRELOAD=trace)
+    res = {0: [], 1: []}
+    for i in range(max(runs, 5)):
+        for traced in ((0, 1) if i % 2 == 0 else (1, 0)):
+            c0 = child_cpu()
+            subprocess.run(cmd, env=env if traced else os.environ,
+                           check=True, stderr=subprocess.DEVNULL)
+            res[traced].append(child_cpu() - c0)
+    mp, mt = statistics.median(res[0]), statistics.median(res[1])
+    print(json.dumps({"bench": "tracer", "metric": "cost_per_call",
+                      "calls": n,
+                      "untraced_cpu_ns_per_call": round(mp / n * 1e9, 1),
+                      "traced_cpu_ns_per_call": round(mt / n * 1e9, 1),
+                      "added_cpu_ns_per_call": round((mt - mp) / n * 1e9, 1)}),
+          flush=True)
+
+
+def main():
+    trace, sock, dpid, data, jobs = sys.argv[1:6]
+    runs, secs = int(sys.argv[6]), int(sys.argv[7])
+    args = (trace, sock, int(dpid), data, jobs, runs, secs)
+    job = 1000
+    for name, kind, opts in WORKLOADS:
+        job = workload(args, name, kind, opts, job)
+    cost_per_call(trace, sock, data, runs)
+
+
+if __name__ == "__main__":
+    main()
