@@ -60,18 +60,23 @@ python3 - "$T/records.jsonl" "$T/jobs" "$DATA" <<'PY'
 import json, sys
 # per job: records and operations, all of them and those on fio's data
 # files (below DATA; startup reads of /proc, /sys and libraries excluded)
+# (two passes over the file: it holds millions of records)
 recs, ops, drecs, dops, paths = {}, {}, {}, {}, {}
-rows = [json.loads(line) for line in open(sys.argv[1])]
-for r in rows:
-    if r["op"] == "open" and r["path"]:
-        paths[(r["job"], r["file"])] = r["path"]
-for r in rows:
-    j = r["job"]
-    recs[j] = recs.get(j, 0) + 1
-    ops[j] = ops.get(j, 0) + r["count"]
-    if paths.get((j, r["file"]), "").startswith(sys.argv[3] + "/"):
-        drecs[j] = drecs.get(j, 0) + 1
-        dops[j] = dops.get(j, 0) + r["count"]
+with open(sys.argv[1]) as f:
+    for line in f:
+        if '"op":"open"' in line:
+            r = json.loads(line)
+            if r["path"]:
+                paths[(r["job"], r["file"])] = r["path"]
+with open(sys.argv[1]) as f:
+    for line in f:
+        r = json.loads(line)
+        j = r["job"]
+        recs[j] = recs.get(j, 0) + 1
+        ops[j] = ops.get(j, 0) + r["count"]
+        if paths.get((j, r["file"]), "").startswith(sys.argv[3] + "/"):
+            drecs[j] = drecs.get(j, 0) + 1
+            dops[j] = dops.get(j, 0) + r["count"]
 ratio = lambda o, r, j: round(o.get(j, 0) / max(r.get(j, 1), 1), 2)
 for line in open(sys.argv[2]):
     name, sjob, cjob = line.split()
