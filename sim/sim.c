@@ -1,0 +1,290 @@
+/* beacon-sim's model (sim.h): jobs, their I/O spread over OSTs and MDTs,
+ * capacities, injections, and the files written from the state. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/error.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "sim/lustre_out.h"
+#include "sim/sim.h"
+#include "sim/sim_int.h"
+
+const char *const bcn_sim_mode_names[BCN_SIM_MODES] = {
+	"n-n", "n-1", "n-m", "1-1", "meta", "idle"
+};
+
+#define M(f) BCN_CFG_MEMBER(struct bcn_sim_conf, f)
+const struct bcn_config_opt bcn_sim_options[] = {
+	{ "out", BCN_CFG_PATH, M(out), .min = 1, .def = "sim-out",
+	  .help = "Directory the simulated nodes' files go to: OSS and MDS "
+		  "trees in OUT/<node>/proc/fs/lustre, Slurm accounting in "
+		  "OUT/slurm/sacct.txt." },
+	{ "truth", BCN_CFG_PATH, M(truth),
+	  .help = "Ground truth of the injected situations, one JSON "
+		  "object per line ('' none)." },
+	{ "fsname", BCN_CFG_STRING, M(fsname), .min = 1, .def = "simfs",
+	  .help = "Lustre file system name (target names FS-OST0000 ...)." },
+	{ "seed", BCN_CFG_UINT, M(seed), .def = "1",
+	  .help = "Seed of the random job stream: the same seed, the same "
+		  "cluster history." },
+	{ "compute", BCN_CFG_UINT, M(compute), .min = 1,
+	  .max = BCN_SIM_NODES_MAX, .def = "64",
+	  .help = "Compute nodes (cn00001 ...)." },
+	{ "oss", BCN_CFG_UINT, M(oss), .min = 1, .max = 1024, .def = "4",
+	  .help = "Object storage servers (oss001 ...)." },
+	{ "osts_per_oss", BCN_CFG_UINT, M(osts_per_oss), .min = 1, .max = 64,
+	  .def = "3", .help = "OSTs per OSS." },
+	{ "mds", BCN_CFG_UINT, M(mds), .min = 1, .max = BCN_SIM_MDTS_MAX,
+	  .def = "1", .help = "Metadata servers, one MDT each (mds01 ...)." },
+	{ "tick", BCN_CFG_DURATION, M(tick_ms), .min = 10, .max = 3600000,
+	  .def = "1s", .help = "Simulated time per tick." },
+	{ "epoch", BCN_CFG_INT, M(epoch_s), .min = 0, .max = 1LL << 40,
+	  .def = "0",
+	  .help = "Simulated time of tick 0, seconds since 1970 (0: the "
+		  "wall clock at start)." },
+	{ "until", BCN_CFG_UINT, M(until), .max = 100000000, .def = "0",
+	  .help = "Simulate ticks 1..N as fast as possible, write the state "
+		  "of tick N and exit (0: run live, a tick per tick of wall "
+		  "time)." },
+	{ "ticks", BCN_CFG_UINT, M(ticks), .def = "0",
+	  .help = "Live: stop after this many ticks (0: until SIGTERM)." },
+	{ "ost_bw", BCN_CFG_SIZE, M(ost_bw), .min = 1, .max = 1ull << 40,
+	  .def = "500M",
+	  .help = "Bytes per second one OST serves at full speed." },
+	{ "mdt_ops", BCN_CFG_UINT, M(mdt_ops), .min = 1, .max = 1u << 30,
+	  .def = "20000",
+	  .help = "Metadata operations per second one MDT serves." },
+	{ "rpc_bytes", BCN_CFG_SIZE, M(rpc_bytes), .min = 4096,
+	  .max = 64u << 20, .def = "1M", .help = "Bytes per bulk RPC." },
+	{ "stripe_count", BCN_CFG_UINT, M(stripe_count), .min = 1,
+	  .max = 2000, .def = "4",
+	  .help = "OSTs a shared (N-1) file is striped over." },
+	{ "jobs_per_hour", BCN_CFG_UINT, M(jobs_per_hour), .def = "30",
+	  .help = "Random jobs submitted per simulated hour (0: only the "
+		  "explicit jobs)." },
+	{ "job_nodes_max", BCN_CFG_UINT, M(job_nodes_max), .min = 1,
+	  .max = BCN_SIM_NODES_MAX, .def = "32", .help = "Largest random job, in nodes." },
+	{ "jobstats_cleanup", BCN_CFG_DURATION, M(jobstats_cleanup_s),
+	  .min = 1000, .max = 86400000, .def = "600s",
+	  .help = "A job idle this long leaves job_stats (Lustre's "
+		  "job_cleanup_interval)." },
+	{ "job", BCN_CFG_STRING, BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, jobs,
+						     njobs),
+	  .help = "An explicit job, repeatable: NAME MODE NODES START "
+		  "RUNTIME BW [CKPT_EVERY CKPT_LEN]; MODE n-n, n-1, n-m, 1-1, "
+		  "meta or idle; START and RUNTIME in seconds from tick 0; BW "
+		  "bytes per second per node (K, M, G suffixes), for meta jobs "
+		  "operations per second per node." },
+	{ "slow_ost", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, slow_ost, nslow),
+	  .help = "Inject a slow OST, repeatable: INDEX FACTOR START "
+		  "DURATION (the OST serves FACTOR of its bandwidth from START "
+		  "for DURATION seconds)." },
+	{ .name = NULL }
+};
+#undef M
+
+/* ---- configuration lines ------------------------------------------------- */
+
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -BCN_ESYNTAX;
+	switch (*end) {
+	case 'K': x <<= 10; end++; break;
+	case 'M': x <<= 20; end++; break;
+	case 'G': x <<= 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -BCN_ESYNTAX;
+	*v = x;
+	return 0;
+}
+
+static int parse_job(const char *spec, struct bcn_sim_job *j, char *err, size_t n)
+{
+	char name[32], mode[16], bw[32];
+	unsigned long long nodes, start, rt, every = 0, len = 0;
+	int k = sscanf(spec, "%31s %15s %llu %llu %llu %31s %llu %llu", name,
+		       mode, &nodes, &start, &rt, bw, &every, &len);
+
+	memset(j, 0, sizeof(*j));
+	if (k != 6 && k != 8)
+		goto bad;
+	for (j->mode = 0; j->mode < BCN_SIM_MODES; j->mode++)
+		if (!strcmp(mode, bcn_sim_mode_names[j->mode]))
+			break;
+	if (j->mode == BCN_SIM_MODES || !nodes || !rt || parse_size(bw, &j->bw))
+		goto bad;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	snprintf(j->user, sizeof(j->user), "user%02llu", nodes % 17);
+	j->nodes = nodes;
+	j->submit = (int64_t)start;
+	j->runtime = (int64_t)rt;
+	j->input_len = (int64_t)(rt / 10 > 0 ? rt / 10 : 1);
+	j->ckpt_every = every ? (int64_t)every : (int64_t)rt;
+	j->ckpt_len = len ? (int64_t)len : 0;
+	if (j->mode == BCN_SIM_META)
+		j->md_rate = j->bw;
+	return 0;
+bad:
+	snprintf(err, n, "job '%s': want NAME MODE NODES START RUNTIME BW "
+		 "[CKPT_EVERY CKPT_LEN]", spec);
+	return -BCN_ESYNTAX;
+}
+
+static int parse_inject(const char *spec, struct bcn_sim_inject *in, char *err,
+			size_t n)
+{
+	unsigned long long ost, from, len;
+	double f;
+
+	if (sscanf(spec, "%llu %lf %llu %llu", &ost, &f, &from, &len) != 4 ||
+	    !(f >= 0 && f <= 1) || !len) {
+		snprintf(err, n, "slow_ost '%s': want INDEX FACTOR(0..1) "
+			 "START DURATION", spec);
+		return -BCN_ESYNTAX;
+	}
+	in->ost = ost;
+	in->factor = f;
+	in->from = (int64_t)from;
+	in->len = (int64_t)len;
+	return 0;
+}
+
+static int by_submit(const void *a, const void *b)
+{
+	const struct bcn_sim_job *x = a, *y = b;
+
+	return x->submit < y->submit ? -1 : x->submit > y->submit;
+}
+
+/* ---- set up ---------------------------------------------------------------- */
+
+int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
+		char *err, size_t errlen)
+{
+	struct bcn_sim *s = calloc(1, sizeof(*s));
+	int rc = -ENOMEM;
+	size_t i;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->c = *conf;
+	s->rng = conf->seed ^ 0x5eed5eed5eedULL;
+	s->tick_s = (double)conf->tick_ms / 1000.0;
+	s->epoch_ns = conf->epoch_s ? conf->epoch_s * BCN_SIM_NS :
+		      (int64_t)time(NULL) * BCN_SIM_NS;
+	s->nost = conf->oss * conf->osts_per_oss;
+	s->nmdt = conf->mds;
+	s->next_id = 1000 + conf->seed % 1000 * 1000;
+	bcn_buf_init(&s->done, BCN_SIM_FILE_MAX);
+	bcn_buf_init(&s->scratch, BCN_SIM_FILE_MAX);
+	if (s->nost > BCN_SIM_OSTS_MAX) {
+		snprintf(err, errlen, "%" PRIu64 " OSTs: at most %d", s->nost,
+			 BCN_SIM_OSTS_MAX);
+		rc = -BCN_ERANGE;
+		goto fail;
+	}
+	s->ost = calloc(s->nost, sizeof(*s->ost));
+	s->mdt = calloc(s->nmdt, sizeof(*s->mdt));
+	s->busy = calloc(conf->compute, 1);
+	s->jobs = calloc(BCN_SIM_LIVE_JOBS_MAX, sizeof(*s->jobs));
+	if (!s->ost || !s->mdt || !s->busy || !s->jobs)
+		goto fail;
+	for (i = 0; i < conf->njobs; i++) {
+		rc = parse_job(conf->jobs[i], &s->explicit[i], err, errlen);
+		if (rc)
+			goto fail;
+		if (s->explicit[i].nodes > conf->compute) {
+			snprintf(err, errlen, "job '%s': more nodes than the "
+				 "cluster has", conf->jobs[i]);
+			rc = -BCN_ERANGE;
+			goto fail;
+		}
+	}
+	s->nexplicit = conf->njobs;
+	qsort(s->explicit, s->nexplicit, sizeof(s->explicit[0]), by_submit);
+	for (i = 0; i < conf->nslow; i++) {
+		rc = parse_inject(conf->slow_ost[i], &s->inj[i], err, errlen);
+		if (rc)
+			goto fail;
+		if (s->inj[i].ost >= s->nost) {
+			snprintf(err, errlen, "slow_ost '%s': no such OST",
+				 conf->slow_ost[i]);
+			rc = -BCN_ERANGE;
+			goto fail;
+		}
+	}
+	s->ninj = conf->nslow;
+	for (i = 0; i < s->ninj; i++) {         /* seconds to ticks */
+		s->inj[i].from = (int64_t)llround((double)s->inj[i].from /
+						  s->tick_s);
+		s->inj[i].len = (int64_t)llround((double)s->inj[i].len /
+						 s->tick_s);
+	}
+	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
+	*out = s;
+	return 0;
+fail:
+	bcn_sim_free(s);
+	return rc;
+}
+
+void bcn_sim_free(struct bcn_sim *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; s->ost && i < s->nost; i++)
+		free(s->ost[i].jobs);
+	for (i = 0; s->mdt && i < s->nmdt; i++)
+		free(s->mdt[i].jobs);
+	free(s->ost);
+	free(s->mdt);
+	free(s->busy);
+	free(s->jobs);
+	bcn_buf_free(&s->done);
+	bcn_buf_free(&s->scratch);
+	free(s);
+}
+
+void bcn_sim_tick(struct bcn_sim *s)
+{
+	bcn_sim_model_tick(s);
+}
+
+int bcn_sim_write(struct bcn_sim *s)
+{
+	int rc = bcn_sim_write_targets(s);
+
+	if (!rc)
+		rc = bcn_sim_write_sacct(s);
+	if (!rc)
+		rc = bcn_sim_write_truth(s);
+	return rc;
+}
+
+uint64_t bcn_sim_ticks(const struct bcn_sim *s)
+{
+	return (uint64_t)s->tick;
+}
+
+void bcn_sim_totals(const struct bcn_sim *s, struct bcn_sim_totals *t)
+{
+	*t = s->tot;
+}

@@ -1,0 +1,94 @@
+/* beacon-sim: a simulated Lustre cluster that writes, each tick, the files
+ * the real collectors read (docs/sim.md). This first part simulates the
+ * storage side: a stream of Slurm jobs (explicit ones from the
+ * configuration and a seeded random stream) doing I/O in the modes N-N,
+ * N-1, N-M and 1-1, metadata-heavy jobs and idle ones; files striped over
+ * OSTs; OSTs and MDTs with a capacity per tick, shared among the jobs
+ * that ask for more; injected slow OSTs with their ground truth. Out come
+ * the OSS and MDS /proc/fs/lustre trees (stats, job_stats, md_stats) for
+ * beacon-ostd and beacon-mdsd, and the Slurm accounting in sacct
+ * --parsable2 form.
+ *
+ * The state after tick k is a pure function of the configuration, the
+ * seed and k, so a test can write tick 1, sample, write tick 2, sample,
+ * and compare what the collectors saw with what the simulator says. */
+#ifndef BCN_SIM_H
+#define BCN_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/config.h"
+
+#define BCN_SIM_PATH_MAX 4096
+#define BCN_SIM_FSNAME_MAX 15
+#define BCN_SIM_SPEC_MAX 160            /* one job or injection line */
+#define BCN_SIM_JOBS_MAX 64             /* explicit jobs in a file */
+#define BCN_SIM_INJECT_MAX 64           /* injections in a file */
+#define BCN_SIM_NODES_MAX 65536         /* compute nodes */
+#define BCN_SIM_OSTS_MAX 4096
+#define BCN_SIM_MDTS_MAX 64
+#define BCN_SIM_LIVE_JOBS_MAX 4096      /* jobs running or queued at once */
+
+struct bcn_sim_conf {
+	char out[BCN_SIM_PATH_MAX];     /* output directory */
+	char truth[BCN_SIM_PATH_MAX];   /* ground truth file, "" none */
+	char fsname[BCN_SIM_FSNAME_MAX + 1];
+	uint64_t seed;
+	uint64_t compute, oss, osts_per_oss, mds;
+	int64_t tick_ms;
+	int64_t epoch_s;                /* simulated time of tick 0; 0: now */
+	uint64_t until;                 /* write tick N and exit; 0: live */
+	uint64_t ticks;                 /* live: stop after N ticks; 0: run */
+	uint64_t ost_bw;                /* bytes per second one OST serves */
+	uint64_t mdt_ops;               /* operations per second, one MDT */
+	uint64_t rpc_bytes;             /* bytes per bulk RPC */
+	uint64_t stripe_count;          /* OSTs of a shared (N-1) file */
+	uint64_t jobs_per_hour;         /* random stream; 0: none */
+	uint64_t job_nodes_max;
+	int64_t jobstats_cleanup_s;     /* idle jobs leave job_stats */
+	char jobs[BCN_SIM_JOBS_MAX][BCN_SIM_SPEC_MAX];
+	size_t njobs;
+	char slow_ost[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nslow;
+};
+
+/* The configuration table (docs/sim.md); --help is generated from it. */
+extern const struct bcn_config_opt bcn_sim_options[];
+
+struct bcn_sim;
+
+/* Builds a simulator from conf (explicit jobs and injections parsed;
+ * errors name the bad line in err). Returns 0, -BCN_ESYNTAX, -BCN_ERANGE
+ * or -ENOMEM. */
+int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
+		char *err, size_t errlen);
+void bcn_sim_free(struct bcn_sim *s);
+
+/* Advances the simulation by one tick. */
+void bcn_sim_tick(struct bcn_sim *s);
+
+/* Writes the current state: every OSS and MDS tree, the sacct file and
+ * the truth file. Returns 0 or a negative errno (the path logged). */
+int bcn_sim_write(struct bcn_sim *s);
+
+/* Ticks done so far. */
+uint64_t bcn_sim_ticks(const struct bcn_sim *s);
+
+/* Totals since tick 0, for checks: bytes served for reads and writes by
+ * every OST, metadata operations served by every MDT. */
+struct bcn_sim_totals {
+	uint64_t read_bytes, write_bytes, md_ops;
+	uint64_t jobs_started, jobs_ended;
+};
+void bcn_sim_totals(const struct bcn_sim *s, struct bcn_sim_totals *t);
+
+/* Runs the program: parses argv (--config, --seed, --truth and the table's
+ * keys), then either writes tick --until and exits, or runs live, one
+ * tick per tick_ms of wall time, until SIGTERM or --ticks. Returns the
+ * exit status. */
+int bcn_sim_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,116 @@
+/* beacon-sim's internal state, shared by its model (sim_model.c), its
+ * writers (sim_write.c) and its set-up (sim.c). Not an interface. */
+#ifndef BCN_SIM_INT_H
+#define BCN_SIM_INT_H
+
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "sim/lustre_out.h"
+#include "sim/sim.h"
+
+#define BCN_SIM_NS 1000000000LL
+#define BCN_SIM_FILE_MAX (256u << 20)   /* largest file formatted */
+
+/* I/O modes: every node its own file, one shared file, M files for N
+ * nodes, one node doing the job's I/O, metadata storms, no I/O. */
+enum bcn_sim_mode {
+	BCN_SIM_NN, BCN_SIM_N1, BCN_SIM_NM, BCN_SIM_11, BCN_SIM_META,
+	BCN_SIM_IDLE, BCN_SIM_MODES
+};
+extern const char *const bcn_sim_mode_names[];
+
+enum bcn_sim_phase {
+	BCN_SIM_P_NONE, BCN_SIM_P_READ, BCN_SIM_P_WRITE, BCN_SIM_P_META
+};
+
+enum bcn_sim_jstate { BCN_SIM_QUEUED, BCN_SIM_RUNNING, BCN_SIM_DONE };
+
+struct bcn_sim_job {
+	uint64_t id;
+	char name[32];
+	char user[16];
+	int mode;
+	uint64_t nodes, first;          /* first compute node index */
+	int64_t submit, start, end;     /* ticks; end = start + runtime */
+	int64_t runtime;
+	uint64_t bw;                    /* bytes/s per node while in I/O */
+	int64_t input_len, ckpt_every, ckpt_len;
+	uint64_t md_rate;               /* meta jobs: ops/s per node */
+	int state;
+};
+
+/* Counters of one job on one target. */
+struct bcn_sim_jctr {
+	uint64_t job;
+	int64_t last;                   /* tick of the last activity */
+	struct bcn_sim_ost_ctr o;
+	struct bcn_sim_mdt_ctr m;
+};
+
+struct bcn_sim_target {
+	struct bcn_sim_ost_ctr o;       /* OSTs */
+	struct bcn_sim_mdt_ctr m;       /* MDTs */
+	struct bcn_sim_jctr *jobs;
+	size_t njobs, cap;
+	uint64_t demand;                /* this tick */
+};
+
+struct bcn_sim_inject {
+	uint64_t ost;
+	double factor;
+	int64_t from, len;              /* ticks */
+};
+
+struct bcn_sim {
+	struct bcn_sim_conf c;
+	uint64_t rng;
+	int64_t tick;                   /* ticks done */
+	int64_t epoch_ns;
+	double tick_s;
+	uint64_t nost, nmdt;
+	struct bcn_sim_target *ost, *mdt;
+	struct bcn_sim_job *jobs;               /* queued and running */
+	size_t njobs;
+	uint8_t *busy;                  /* compute node allocated */
+	uint64_t next_id;
+	int64_t next_arrival;           /* tick of the next random job */
+	struct bcn_sim_job explicit[BCN_SIM_JOBS_MAX];
+	size_t nexplicit, explicit_next;
+	struct bcn_sim_inject inj[BCN_SIM_INJECT_MAX];
+	size_t ninj;
+	struct bcn_buf done;            /* sacct lines of ended jobs */
+	struct bcn_buf scratch;
+	struct bcn_sim_totals tot;
+};
+
+/* SplitMix64: the simulator's only source of randomness. */
+static inline uint64_t bcn_sim_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A well-mixed hash of two numbers (placement of files on targets). */
+static inline uint64_t bcn_sim_hash2(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ b;
+
+	return bcn_sim_rand(&x);
+}
+
+/* Model (sim_model.c): one tick of jobs and targets. */
+void bcn_sim_model_tick(struct bcn_sim *s);
+
+/* Writers (sim_write.c): the targets' files, sacct, truth. */
+int bcn_sim_write_targets(struct bcn_sim *s);
+int bcn_sim_write_sacct(struct bcn_sim *s);
+int bcn_sim_write_truth(struct bcn_sim *s);
+/* The sacct line of a job (ended or running) appended to out. */
+int bcn_sim_sacct_line(const struct bcn_sim *s, const struct bcn_sim_job *j,
+		       struct bcn_buf *out);
+
+#endif
