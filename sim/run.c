@@ -109,6 +109,13 @@ int bcn_sim_main(int argc, char **argv)
 			bcn_strerror(rc));
 		return 2;
 	}
+	rc = bcn_sim_prepare(s);
+	if (rc) {
+		fprintf(stderr, "beacon-sim: %s: %s\n", conf.out,
+			bcn_strerror(rc));
+		bcn_sim_free(s);
+		return 1;
+	}
 	if (conf.until) {
 		while (bcn_sim_ticks(s) < conf.until)
 			bcn_sim_tick(s);

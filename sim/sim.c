@@ -36,6 +36,13 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	{ "compute", BCN_CFG_UINT, M(compute), .min = 1,
 	  .max = BCN_SIM_NODES_MAX, .def = "64",
 	  .help = "Compute nodes (cn00001 ...)." },
+	{ "forwarding", BCN_CFG_UINT, M(forwarding), .min = 1,
+	  .max = BCN_SIM_FWDS_MAX, .def = "2",
+	  .help = "I/O forwarding nodes (fwd001 ...); compute nodes forward "
+		  "through them in contiguous groups." },
+	{ "fwd_bw", BCN_CFG_SIZE, M(fwd_bw), .min = 1, .max = 1ull << 40,
+	  .def = "2G", .help = "Bytes per second one forwarding node "
+			       "serves at full speed." },
 	{ "oss", BCN_CFG_UINT, M(oss), .min = 1, .max = 1024, .def = "4",
 	  .help = "Object storage servers (oss001 ...)." },
 	{ "osts_per_oss", BCN_CFG_UINT, M(osts_per_oss), .min = 1, .max = 64,
@@ -86,6 +93,10 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "Inject a slow OST, repeatable: INDEX FACTOR START "
 		  "DURATION (the OST serves FACTOR of its bandwidth from START "
 		  "for DURATION seconds)." },
+	{ "slow_fwd", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, slow_fwd, nslowfwd),
+	  .help = "Inject a slow forwarding node, repeatable: INDEX FACTOR "
+		  "START DURATION." },
 	{ .name = NULL }
 };
 #undef M
@@ -145,16 +156,16 @@ bad:
 	return -BCN_ESYNTAX;
 }
 
-static int parse_inject(const char *spec, struct bcn_sim_inject *in, char *err,
-			size_t n)
+static int parse_inject(const char *key, const char *spec,
+			struct bcn_sim_inject *in, char *err, size_t n)
 {
 	unsigned long long ost, from, len;
 	double f;
 
 	if (sscanf(spec, "%llu %lf %llu %llu", &ost, &f, &from, &len) != 4 ||
 	    !(f >= 0 && f <= 1) || !len) {
-		snprintf(err, n, "slow_ost '%s': want INDEX FACTOR(0..1) "
-			 "START DURATION", spec);
+		snprintf(err, n, "%s '%s': want INDEX FACTOR(0..1) "
+			 "START DURATION", key, spec);
 		return -BCN_ESYNTAX;
 	}
 	in->ost = ost;
@@ -162,6 +173,16 @@ static int parse_inject(const char *spec, struct bcn_sim_inject *in, char *err,
 	in->from = (int64_t)from;
 	in->len = (int64_t)len;
 	return 0;
+}
+
+/* Injection times from seconds to ticks. */
+static void to_ticks(const struct bcn_sim *s, struct bcn_sim_inject *in,
+		     size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		in[i].from = (int64_t)llround((double)in[i].from / s->tick_s);
+		in[i].len = (int64_t)llround((double)in[i].len / s->tick_s);
+	}
 }
 
 static int by_submit(const void *a, const void *b)
@@ -202,6 +223,13 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 	s->ost = calloc(s->nost, sizeof(*s->ost));
 	s->mdt = calloc(s->nmdt, sizeof(*s->mdt));
 	s->busy = calloc(conf->compute, 1);
+	s->nfwd = conf->forwarding < conf->compute ? conf->forwarding :
+		  conf->compute;
+	s->fwd = calloc(s->nfwd, sizeof(*s->fwd));
+	if (!s->fwd)
+		goto fail;
+	for (i = 0; i < s->nfwd; i++)
+		bcn_buf_init(&s->fwd[i].lines, BCN_SIM_FILE_MAX);
 	s->jobs = calloc(BCN_SIM_LIVE_JOBS_MAX, sizeof(*s->jobs));
 	if (!s->ost || !s->mdt || !s->busy || !s->jobs)
 		goto fail;
@@ -219,7 +247,8 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 	s->nexplicit = conf->njobs;
 	qsort(s->explicit, s->nexplicit, sizeof(s->explicit[0]), by_submit);
 	for (i = 0; i < conf->nslow; i++) {
-		rc = parse_inject(conf->slow_ost[i], &s->inj[i], err, errlen);
+		rc = parse_inject("slow_ost", conf->slow_ost[i], &s->inj[i],
+				  err, errlen);
 		if (rc)
 			goto fail;
 		if (s->inj[i].ost >= s->nost) {
@@ -230,12 +259,21 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		}
 	}
 	s->ninj = conf->nslow;
-	for (i = 0; i < s->ninj; i++) {         /* seconds to ticks */
-		s->inj[i].from = (int64_t)llround((double)s->inj[i].from /
-						  s->tick_s);
-		s->inj[i].len = (int64_t)llround((double)s->inj[i].len /
-						 s->tick_s);
+	for (i = 0; i < conf->nslowfwd; i++) {
+		rc = parse_inject("slow_fwd", conf->slow_fwd[i], &s->finj[i],
+				  err, errlen);
+		if (rc)
+			goto fail;
+		if (s->finj[i].ost >= s->nfwd) {
+			snprintf(err, errlen, "slow_fwd '%s': no such "
+				 "forwarding node", conf->slow_fwd[i]);
+			rc = -BCN_ERANGE;
+			goto fail;
+		}
 	}
+	s->nfinj = conf->nslowfwd;
+	to_ticks(s, s->inj, s->ninj);
+	to_ticks(s, s->finj, s->nfinj);
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
 	*out = s;
 	return 0;
@@ -256,6 +294,9 @@ void bcn_sim_free(struct bcn_sim *s)
 		free(s->mdt[i].jobs);
 	free(s->ost);
 	free(s->mdt);
+	for (i = 0; s->fwd && i < s->nfwd; i++)
+		bcn_buf_free(&s->fwd[i].lines);
+	free(s->fwd);
 	free(s->busy);
 	free(s->jobs);
 	bcn_buf_free(&s->done);
@@ -268,10 +309,17 @@ void bcn_sim_tick(struct bcn_sim *s)
 	bcn_sim_model_tick(s);
 }
 
+int bcn_sim_prepare(struct bcn_sim *s)
+{
+	return bcn_sim_fwd_resume(s);
+}
+
 int bcn_sim_write(struct bcn_sim *s)
 {
 	int rc = bcn_sim_write_targets(s);
 
+	if (!rc)
+		rc = bcn_sim_fwd_write(s);
 	if (!rc)
 		rc = bcn_sim_write_sacct(s);
 	if (!rc)

@@ -30,6 +30,7 @@
 #define BCN_SIM_NODES_MAX 65536         /* compute nodes */
 #define BCN_SIM_OSTS_MAX 4096
 #define BCN_SIM_MDTS_MAX 64
+#define BCN_SIM_FWDS_MAX 4096
 #define BCN_SIM_LIVE_JOBS_MAX 4096      /* jobs running or queued at once */
 
 struct bcn_sim_conf {
@@ -37,13 +38,15 @@ struct bcn_sim_conf {
 	char truth[BCN_SIM_PATH_MAX];   /* ground truth file, "" none */
 	char fsname[BCN_SIM_FSNAME_MAX + 1];
 	uint64_t seed;
-	uint64_t compute, oss, osts_per_oss, mds;
+	uint64_t compute, forwarding, oss, osts_per_oss, mds;
 	int64_t tick_ms;
 	int64_t epoch_s;                /* simulated time of tick 0; 0: now */
 	uint64_t until;                 /* write tick N and exit; 0: live */
 	uint64_t ticks;                 /* live: stop after N ticks; 0: run */
 	uint64_t ost_bw;                /* bytes per second one OST serves */
 	uint64_t mdt_ops;               /* operations per second, one MDT */
+	uint64_t fwd_bw;                /* bytes per second, one forwarding
+					 * node */
 	uint64_t rpc_bytes;             /* bytes per bulk RPC */
 	uint64_t stripe_count;          /* OSTs of a shared (N-1) file */
 	uint64_t jobs_per_hour;         /* random stream; 0: none */
@@ -53,6 +56,8 @@ struct bcn_sim_conf {
 	size_t njobs;
 	char slow_ost[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nslow;
+	char slow_fwd[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nslowfwd;
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */
@@ -66,6 +71,11 @@ struct bcn_sim;
 int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		char *err, size_t errlen);
 void bcn_sim_free(struct bcn_sim *s);
+
+/* Prepares the output directory before the first tick: with --until,
+ * finds which ticks' request log lines an earlier run already wrote;
+ * otherwise starts the logs anew. Returns 0 or a negative errno. */
+int bcn_sim_prepare(struct bcn_sim *s);
 
 /* Advances the simulation by one tick. */
 void bcn_sim_tick(struct bcn_sim *s);

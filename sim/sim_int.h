@@ -38,6 +38,10 @@ struct bcn_sim_job {
 	int64_t input_len, ckpt_every, ckpt_len;
 	uint64_t md_rate;               /* meta jobs: ops/s per node */
 	int state;
+	uint64_t asked;                 /* bytes past its forwarding nodes,
+					 * this tick */
+	uint64_t served;                /* bytes the OSTs served it, tick */
+	int phase;                      /* enum bcn_sim_phase, this tick */
 };
 
 /* Counters of one job on one target. */
@@ -56,8 +60,19 @@ struct bcn_sim_target {
 	uint64_t demand;                /* this tick */
 };
 
+/* One forwarding node: what it was asked and served this tick, and its
+ * request log lines not yet written. */
+struct bcn_sim_fwd {
+	uint64_t demand;
+	uint64_t read, write;           /* bytes served */
+	double util;                    /* demand / capacity */
+	double frac;                    /* share of demand served */
+	uint64_t requests;              /* since tick 0: queue samples */
+	struct bcn_buf lines;
+};
+
 struct bcn_sim_inject {
-	uint64_t ost;
+	uint64_t ost;                   /* OST, or forwarding node index */
 	double factor;
 	int64_t from, len;              /* ticks */
 };
@@ -79,6 +94,12 @@ struct bcn_sim {
 	size_t nexplicit, explicit_next;
 	struct bcn_sim_inject inj[BCN_SIM_INJECT_MAX];
 	size_t ninj;
+	struct bcn_sim_inject finj[BCN_SIM_INJECT_MAX];
+	size_t nfinj;
+	struct bcn_sim_fwd *fwd;
+	uint64_t nfwd;
+	int64_t lines_from;             /* ticks before this one are in the
+					 * request logs already */
 	struct bcn_buf done;            /* sacct lines of ended jobs */
 	struct bcn_buf scratch;
 	struct bcn_sim_totals tot;
@@ -104,6 +125,21 @@ static inline uint64_t bcn_sim_hash2(uint64_t a, uint64_t b)
 
 /* Model (sim_model.c): one tick of jobs and targets. */
 void bcn_sim_model_tick(struct bcn_sim *s);
+
+/* Forwarding nodes (sim_fwd.c): the node a compute node forwards
+ * through; the share of each job's demand they serve (sets fwd_frac);
+ * after the OSTs served, the request log lines of this tick; writing the
+ * logs. */
+uint64_t bcn_sim_fwd_of(const struct bcn_sim *s, uint64_t node);
+/* Bytes node i of job j gets past its forwarding node this tick. */
+uint64_t bcn_sim_node_bytes(const struct bcn_sim *s,
+			    const struct bcn_sim_job *j, uint64_t i);
+void bcn_sim_fwd_demand(struct bcn_sim *s);
+void bcn_sim_fwd_lines(struct bcn_sim *s);
+int bcn_sim_fwd_write(struct bcn_sim *s);
+int bcn_sim_fwd_resume(struct bcn_sim *s);
+double bcn_sim_slow(const struct bcn_sim_inject *in, size_t n, uint64_t idx,
+		    int64_t tick);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);

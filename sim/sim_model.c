@@ -194,22 +194,27 @@ static bool phase_starts(const struct bcn_sim *s, const struct bcn_sim_job *j)
 	       r % j->ckpt_every == j->ckpt_every - j->ckpt_len;
 }
 
-typedef void place_fn(struct bcn_sim *s, const struct bcn_sim_job *j,
+typedef void place_fn(struct bcn_sim *s, struct bcn_sim_job *j,
 		      uint64_t ost, uint64_t bytes, void *arg);
 
-/* Spreads a tick's bytes of job j (per node) over the OSTs its files are
- * on, by its mode; calls fn once per (OST, bytes). */
-static void place(struct bcn_sim *s, const struct bcn_sim_job *j,
-		  uint64_t per_node, place_fn *fn, void *arg)
+/* Spreads a tick's bytes of job j (what each node got past its
+ * forwarding node) over the OSTs its files are on, by its mode; calls fn
+ * once per (OST, bytes). */
+static void place(struct bcn_sim *s, struct bcn_sim_job *j, place_fn *fn,
+		  void *arg)
 {
-	uint64_t n = s->nost, i, sc, first, total = per_node * j->nodes, m;
+	uint64_t n = s->nost, i, sc, first, total = 0, m, b;
+	uint64_t *files;
 
 	switch (j->mode) {
 	case BCN_SIM_NN:
 		for (i = 0; i < j->nodes; i++)
-			fn(s, j, bcn_sim_hash2(j->id, i) % n, per_node, arg);
+			fn(s, j, bcn_sim_hash2(j->id, i) % n,
+			   bcn_sim_node_bytes(s, j, i), arg);
 		break;
 	case BCN_SIM_N1:
+		for (i = 0; i < j->nodes; i++)
+			total += bcn_sim_node_bytes(s, j, i);
 		sc = s->c.stripe_count < n ? s->c.stripe_count : n;
 		first = bcn_sim_hash2(j->id, 0) % n;
 		for (i = 0; i < sc; i++)
@@ -218,37 +223,30 @@ static void place(struct bcn_sim *s, const struct bcn_sim_job *j,
 		break;
 	case BCN_SIM_NM:
 		m = j->nodes / NM_RATIO ? j->nodes / NM_RATIO : 1;
+		files = calloc(m, sizeof(*files));
+		if (!files)
+			break;          /* no I/O this tick rather than none */
+		for (i = 0; i < j->nodes; i++)
+			files[i % m] += bcn_sim_node_bytes(s, j, i);
 		for (i = 0; i < m; i++)
-			fn(s, j, bcn_sim_hash2(j->id, i) % n,
-			   per_node * (j->nodes / m +
-				       (i < j->nodes % m ? 1 : 0)), arg);
+			fn(s, j, bcn_sim_hash2(j->id, i) % n, files[i], arg);
+		free(files);
 		break;
 	case BCN_SIM_11:
-		fn(s, j, bcn_sim_hash2(j->id, 0) % n, per_node, arg);
+		b = bcn_sim_node_bytes(s, j, 0);
+		fn(s, j, bcn_sim_hash2(j->id, 0) % n, b, arg);
 		break;
 	default:
 		break;
 	}
 }
 
-static void add_demand(struct bcn_sim *s, const struct bcn_sim_job *j,
+static void add_demand(struct bcn_sim *s, struct bcn_sim_job *j,
 		       uint64_t ost, uint64_t bytes, void *arg)
 {
-	(void)j;
 	(void)arg;
 	s->ost[ost].demand += bytes;
-}
-
-static double slow_factor(const struct bcn_sim *s, uint64_t ost)
-{
-	double f = 1.0;
-	size_t i;
-
-	for (i = 0; i < s->ninj; i++)
-		if (s->inj[i].ost == ost && s->tick >= s->inj[i].from &&
-		    s->tick < s->inj[i].from + s->inj[i].len)
-			f *= s->inj[i].factor;
-	return f;
+	j->asked += bytes;
 }
 
 static struct bcn_sim_jctr *jctr(struct bcn_sim_target *t, uint64_t job)
@@ -296,13 +294,13 @@ static void add_bulk(struct bcn_sim_ost_ctr *c, bool write, uint64_t bytes,
 		*mx = big;
 }
 
-static void serve(struct bcn_sim *s, const struct bcn_sim_job *j,
+static void serve(struct bcn_sim *s, struct bcn_sim_job *j,
 		  uint64_t ost, uint64_t bytes, void *arg)
 {
 	struct bcn_sim_target *t = &s->ost[ost];
-	bool write = *(const enum bcn_sim_phase *)arg == BCN_SIM_P_WRITE;
+	bool write = *(const int *)arg == BCN_SIM_P_WRITE;
 	uint64_t cap = (uint64_t)((double)s->c.ost_bw * s->tick_s *
-				  slow_factor(s, ost));
+				  bcn_sim_slow(s->inj, s->ninj, ost, s->tick));
 	uint64_t got = bytes;
 	struct bcn_sim_jctr *jc;
 
@@ -311,6 +309,7 @@ static void serve(struct bcn_sim *s, const struct bcn_sim_job *j,
 		got = (uint64_t)((unsigned __int128)bytes * cap / t->demand);
 	if (!got)
 		return;
+	j->served += got;
 	add_bulk(&t->o, write, got, s->c.rpc_bytes);
 	jc = jctr(t, j->id);
 	if (jc) {
@@ -398,33 +397,30 @@ static void metadata(struct bcn_sim *s)
 
 void bcn_sim_model_tick(struct bcn_sim *s)
 {
-	enum bcn_sim_phase ph;
-	uint64_t per_node;
 	size_t i;
 
 	arrivals(s);
 	schedule(s);
+	for (i = 0; i < s->njobs; i++) {
+		struct bcn_sim_job *j = &s->jobs[i];
+
+		j->phase = j->state == BCN_SIM_RUNNING ? phase_of(s, j) :
+			   BCN_SIM_P_NONE;
+		j->served = j->asked = 0;
+	}
+	bcn_sim_fwd_demand(s);
 	for (i = 0; i < s->nost; i++)
 		s->ost[i].demand = 0;
-	for (i = 0; i < s->njobs; i++) {
-		const struct bcn_sim_job *j = &s->jobs[i];
-
-		ph = j->state == BCN_SIM_RUNNING ? phase_of(s, j) :
-		     BCN_SIM_P_NONE;
-		per_node = (uint64_t)((double)j->bw * s->tick_s);
-		if (ph == BCN_SIM_P_READ || ph == BCN_SIM_P_WRITE)
-			place(s, j, per_node, add_demand, NULL);
-	}
-	for (i = 0; i < s->njobs; i++) {
-		const struct bcn_sim_job *j = &s->jobs[i];
-
-		ph = j->state == BCN_SIM_RUNNING ? phase_of(s, j) :
-		     BCN_SIM_P_NONE;
-		per_node = (uint64_t)((double)j->bw * s->tick_s);
-		if (ph == BCN_SIM_P_READ || ph == BCN_SIM_P_WRITE)
-			place(s, j, per_node, serve, &ph);
-	}
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].phase == BCN_SIM_P_READ ||
+		    s->jobs[i].phase == BCN_SIM_P_WRITE)
+			place(s, &s->jobs[i], add_demand, NULL);
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].phase == BCN_SIM_P_READ ||
+		    s->jobs[i].phase == BCN_SIM_P_WRITE)
+			place(s, &s->jobs[i], serve, &s->jobs[i].phase);
 	metadata(s);
+	bcn_sim_fwd_lines(s);
 	finish(s);
 	s->tick++;
 }

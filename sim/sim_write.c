@@ -233,6 +233,17 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 				    in->ost / s->c.osts_per_oss + 1,
 				    in->factor, from, to);
 	}
+	for (i = 0; !rc && i < s->nfinj; i++) {
+		const struct bcn_sim_inject *in = &s->finj[i];
+
+		fmt_time(s, in->from, from, sizeof(from));
+		fmt_time(s, in->from + in->len, to, sizeof(to));
+		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"slow_fwd\","
+				    "\"node\":\"fwd%03" PRIu64 "\","
+				    "\"factor\":%.6g,\"from\":\"%sZ\","
+				    "\"to\":\"%sZ\"}\n", in->ost + 1,
+				    in->factor, from, to);
+	}
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);

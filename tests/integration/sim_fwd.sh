@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# beacon-sim's forwarding layer read by the real beacon-fwdd. 16 compute
+# nodes forward through 2 forwarding nodes (8 each); a 16-node N-N job
+# reads at 200 MiB/s per node, more than a forwarding node's 1 GiB/s;
+# fwd002 is injected at half speed. The simulator appends one tick of
+# request lines at a time (--until N) and beacon-fwdd on each forwarding
+# node closes a window after each. Per window, fwd001 must have served
+# 1 GiB in 1 MiB requests, fwd002 half of it (the truth file's factor),
+# with twice the service time per request.
+set -euo pipefail
+: "${BCN_BUILD:?}" "${BCN_SRC:?}"
+SIM=$BCN_BUILD/sim/beacon-sim
+FWDD=$BCN_BUILD/collectors/forwarder/beacon-fwdd
+BEACON=$BCN_BUILD/cli/beacon
+T=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
+
+cat > "$T/sim.conf" <<EOF
+out = $T/sim
+truth = $T/truth.jsonl
+compute = 16
+forwarding = 2
+oss = 1
+osts_per_oss = 4
+epoch = 1790000000
+jobs_per_hour = 0
+ost_bw = 100G
+fwd_bw = 1G
+job = nn n-n 16 0 100 200M
+slow_fwd = 1 0.5 0 1000
+EOF
+TICKS=5
+"$SIM" --config "$T/sim.conf" --until 1 2> "$T/sim.log" || fail "beacon-sim"
+for n in 1 2; do
+	"$FWDD" --node "fwd00$n" --request-log "$T/sim/fwd00$n/requests.log" \
+		--no-lustre-client --interval 1h --count "$TICKS" \
+		--output "$T/fwd$n.bin" --log-level info 2> "$T/fwdd$n.log" &
+	pids+=($!)
+done
+wait_sample() { # log, samples, pid
+	for i in $(seq 1 300); do
+		[ "$(grep -c ' done: ' "$1")" -ge "$2" ] && return 0
+		kill -0 "$3" 2>/dev/null || [ "$(grep -c ' done: ' "$1")" -ge "$2" ] ||
+			fail "beacon-fwdd exited early"
+		sleep 0.05
+	done
+	fail "no sample $2 in $1"
+}
+wait_sample "$T/fwdd1.log" 1 "${pids[0]}"
+wait_sample "$T/fwdd2.log" 1 "${pids[1]}"
+for k in $(seq 2 "$TICKS"); do
+	"$SIM" --config "$T/sim.conf" --until "$k" 2>> "$T/sim.log" ||
+		fail "beacon-sim --until $k"
+	kill -USR1 "${pids[0]}" "${pids[1]}"
+	wait_sample "$T/fwdd1.log" "$k" "${pids[0]}"
+	wait_sample "$T/fwdd2.log" "$k" "${pids[1]}"
+done
+wait "${pids[0]}" || fail "beacon-fwdd exit status"
+wait "${pids[1]}" || fail "beacon-fwdd exit status"
+pids=()
+"$BEACON" decode "$T/fwd1.bin" "$T/fwd2.bin" > "$T/records.jsonl" ||
+	fail "decode"
+/usr/bin/python3 - "$T/records.jsonl" "$T/truth.jsonl" "$((TICKS - 1))" <<'PYEOF' || fail "records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+truth = [json.loads(l) for l in open(sys.argv[2])]
+n = int(sys.argv[3])
+assert truth == [dict(truth[0], kind="slow_fwd", node="fwd002", factor=0.5)], truth
+reads = {}
+for r in recs:
+    if r["type"] == "fwd_req" and r["class"] == "read" and r["count"]:
+        reads.setdefault(r["node"], []).append(r)
+assert sorted(reads) == ["fwd001", "fwd002"], sorted(reads)
+for node, want in (("fwd001", 1 << 30), ("fwd002", 1 << 29)):
+    rs = reads[node]
+    assert len(rs) == n, (node, len(rs))
+    for r in rs:
+        assert abs(r["bytes"] - want) <= want * 1e-6, (node, r["bytes"], want)
+        assert r["count"] == want >> 20, (node, r["count"])
+    print(node, "read bytes per window", rs[0]["bytes"], "ok")
+p1 = reads["fwd001"][-1]["proc"]["p50"]
+p2 = reads["fwd002"][-1]["proc"]["p50"]
+assert 1.9 * p1 <= p2 <= 2.1 * p1, (p1, p2)
+print("service time p50: fwd001", p1, "us, fwd002", p2, "us: ok")
+PYEOF
+echo "sim_fwd: ok"
