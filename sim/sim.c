@@ -43,6 +43,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	{ "fwd_bw", BCN_CFG_SIZE, M(fwd_bw), .min = 1, .max = 1ull << 40,
 	  .def = "2G", .help = "Bytes per second one forwarding node "
 			       "serves at full speed." },
+	{ "lwfs_nodes", BCN_CFG_UINT, M(lwfs_nodes), .max = BCN_SIM_NODES_MAX,
+	  .def = "0",
+	  .help = "The first N compute nodes log their forwarded operations "
+		  "in OUT/cnNNNNN/lwfs.log (docs/lwfs-log.md), with Slurm "
+		  "cgroup files for their job processes below OUT/cnNNNNN/proc." },
 	{ "oss", BCN_CFG_UINT, M(oss), .min = 1, .max = 1024, .def = "4",
 	  .help = "Object storage servers (oss001 ...)." },
 	{ "osts_per_oss", BCN_CFG_UINT, M(osts_per_oss), .min = 1, .max = 64,
@@ -230,6 +235,19 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		goto fail;
 	for (i = 0; i < s->nfwd; i++)
 		bcn_buf_init(&s->fwd[i].lines, BCN_SIM_FILE_MAX);
+	if (conf->lwfs_nodes > conf->compute) {
+		snprintf(err, errlen, "lwfs_nodes %" PRIu64 ": more than the "
+			 "%" PRIu64 " compute nodes", conf->lwfs_nodes,
+			 conf->compute);
+		rc = -BCN_ERANGE;
+		goto fail;
+	}
+	s->lwfs = calloc(conf->lwfs_nodes + 1, sizeof(*s->lwfs));
+	s->lwfs_off = calloc(conf->lwfs_nodes + 1, sizeof(*s->lwfs_off));
+	if (!s->lwfs || !s->lwfs_off)
+		goto fail;
+	for (i = 0; i < conf->lwfs_nodes; i++)
+		bcn_buf_init(&s->lwfs[i], BCN_SIM_FILE_MAX);
 	s->jobs = calloc(BCN_SIM_LIVE_JOBS_MAX, sizeof(*s->jobs));
 	if (!s->ost || !s->mdt || !s->busy || !s->jobs)
 		goto fail;
@@ -296,6 +314,10 @@ void bcn_sim_free(struct bcn_sim *s)
 	free(s->mdt);
 	for (i = 0; s->fwd && i < s->nfwd; i++)
 		bcn_buf_free(&s->fwd[i].lines);
+	for (i = 0; s->lwfs && i < s->c.lwfs_nodes; i++)
+		bcn_buf_free(&s->lwfs[i]);
+	free(s->lwfs);
+	free(s->lwfs_off);
 	free(s->fwd);
 	free(s->busy);
 	free(s->jobs);
@@ -318,6 +340,8 @@ int bcn_sim_write(struct bcn_sim *s)
 {
 	int rc = bcn_sim_write_targets(s);
 
+	if (!rc)
+		rc = bcn_sim_lwfs_write(s);
 	if (!rc)
 		rc = bcn_sim_fwd_write(s);
 	if (!rc)

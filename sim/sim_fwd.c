@@ -257,5 +257,5 @@ int bcn_sim_fwd_resume(struct bcn_sim *s)
 			return -errno;
 	}
 	s->lines_from = 0;
-	return 0;
+	return bcn_sim_lwfs_reset(s);
 }

@@ -100,6 +100,8 @@ struct bcn_sim {
 	uint64_t nfwd;
 	int64_t lines_from;             /* ticks before this one are in the
 					 * request logs already */
+	struct bcn_buf *lwfs;           /* LWFS log lines, per node */
+	uint64_t *lwfs_off;             /* offset in the phase's file */
 	struct bcn_buf done;            /* sacct lines of ended jobs */
 	struct bcn_buf scratch;
 	struct bcn_sim_totals tot;
@@ -140,6 +142,11 @@ int bcn_sim_fwd_write(struct bcn_sim *s);
 int bcn_sim_fwd_resume(struct bcn_sim *s);
 double bcn_sim_slow(const struct bcn_sim_inject *in, size_t n, uint64_t idx,
 		    int64_t tick);
+
+/* LWFS client logs of the first lwfs_nodes compute nodes (sim_lwfs.c). */
+void bcn_sim_lwfs_lines(struct bcn_sim *s);
+int bcn_sim_lwfs_write(struct bcn_sim *s);
+int bcn_sim_lwfs_reset(struct bcn_sim *s);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);

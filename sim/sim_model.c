@@ -421,6 +421,7 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 			place(s, &s->jobs[i], serve, &s->jobs[i].phase);
 	metadata(s);
 	bcn_sim_fwd_lines(s);
+	bcn_sim_lwfs_lines(s);
 	finish(s);
 	s->tick++;
 }

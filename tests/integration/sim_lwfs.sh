@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# beacon-sim's compute nodes as LWFS clients, read by the real
+# beacon-clientd. A 4-node N-N job reads its input at 100 MiB/s per node
+# (nothing in the way is full); cn00001 logs its operations and the job's
+# process has a Slurm cgroup file below the node's directory. The
+# simulator appends one tick of log at a time; beacon-clientd (LWFS source,
+# --root on the node's directory) samples after each. Its io records must
+# be attributed to the simulator's job through the cgroup, carry the
+# file's path, and account for exactly 100 MiB of reads per interval in
+# runs of 1 MiB requests with stride 1 MiB.
+set -euo pipefail
+: "${BCN_BUILD:?}" "${BCN_SRC:?}"
+SIM=$BCN_BUILD/sim/beacon-sim
+CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
+BEACON=$BCN_BUILD/cli/beacon
+T=$(mktemp -d)
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
+
+cat > "$T/sim.conf" <<EOF
+out = $T/sim
+compute = 8
+forwarding = 1
+lwfs_nodes = 1
+epoch = 1790000000
+jobs_per_hour = 0
+ost_bw = 100G
+fwd_bw = 100G
+job = reader n-n 4 0 100 100M
+EOF
+TICKS=5
+"$SIM" --config "$T/sim.conf" --seed 3 --until 1 2> "$T/sim.log" ||
+	fail "beacon-sim"
+"$CLIENTD" --node cn00001 --root "$T/sim/cn00001" --no-tracer \
+	--lwfs-log "$T/sim/cn00001/lwfs.log" --interval 1h --count "$TICKS" \
+	--output "$T/out.bin" --log-level info 2> "$T/clientd.log" &
+pid=$!
+wait_sample() { # samples
+	for i in $(seq 1 300); do
+		[ "$(grep -c ' done: ' "$T/clientd.log")" -ge "$1" ] && return 0
+		kill -0 "$pid" 2>/dev/null ||
+			[ "$(grep -c ' done: ' "$T/clientd.log")" -ge "$1" ] ||
+			fail "beacon-clientd exited early"
+		sleep 0.05
+	done
+	fail "no sample $1"
+}
+wait_sample 1
+for k in $(seq 2 "$TICKS"); do
+	"$SIM" --config "$T/sim.conf" --seed 3 --until "$k" 2>> "$T/sim.log" ||
+		fail "beacon-sim --until $k"
+	kill -USR1 "$pid"
+	wait_sample "$k"
+done
+wait "$pid" || fail "beacon-clientd exit status"
+pid=
+grep -q ' 0 malformed lines' "$T/clientd.log" || fail "malformed lines"
+"$BEACON" decode "$T/out.bin" > "$T/records.jsonl" || fail "decode"
+job=$(sed -n '2p' "$T/sim/slurm/sacct.txt" | cut -d'|' -f1)
+/usr/bin/python3 - "$T/records.jsonl" "$job" "$((TICKS - 1))" <<'PYEOF' || fail "records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+job, n = int(sys.argv[2]), int(sys.argv[3])
+reads = [r for r in recs if r["op"] == "read"]
+assert reads and all(r["job"] == job and r["node"] == "cn00001" for r in reads), \
+    {(r["job"], r["node"]) for r in reads}
+total = sum(r["count"] * r["size"] for r in reads)
+assert total == n * (100 << 20), (total, n * (100 << 20))
+assert all(r["size"] == 1 << 20 and r["stride"] in (0, 1 << 20) for r in reads), reads[0]
+print("cn00001: job", job, "reads", total, "bytes in", len(reads), "records: ok")
+PYEOF
+echo "sim_lwfs: ok"
