@@ -9,17 +9,9 @@
 # with twice the service time per request.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-SIM=$BCN_BUILD/sim/beacon-sim
+# shellcheck source=tests/lib/sim.sh
+source "$BCN_SRC/tests/lib/sim.sh"
 FWDD=$BCN_BUILD/collectors/forwarder/beacon-fwdd
-BEACON=$BCN_BUILD/cli/beacon
-T=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
 
 cat > "$T/sim.conf" <<EOF
 out = $T/sim
@@ -43,23 +35,14 @@ for n in 1 2; do
 		--output "$T/fwd$n.bin" --log-level info 2> "$T/fwdd$n.log" &
 	pids+=($!)
 done
-wait_sample() { # log, samples, pid
-	for i in $(seq 1 300); do
-		[ "$(grep -c ' done: ' "$1")" -ge "$2" ] && return 0
-		kill -0 "$3" 2>/dev/null || [ "$(grep -c ' done: ' "$1")" -ge "$2" ] ||
-			fail "beacon-fwdd exited early"
-		sleep 0.05
-	done
-	fail "no sample $2 in $1"
-}
-wait_sample "$T/fwdd1.log" 1 "${pids[0]}"
-wait_sample "$T/fwdd2.log" 1 "${pids[1]}"
+bcn_wait_sample "$T/fwdd1.log" 1 "${pids[0]}"
+bcn_wait_sample "$T/fwdd2.log" 1 "${pids[1]}"
 for k in $(seq 2 "$TICKS"); do
 	"$SIM" --config "$T/sim.conf" --until "$k" 2>> "$T/sim.log" ||
 		fail "beacon-sim --until $k"
 	kill -USR1 "${pids[0]}" "${pids[1]}"
-	wait_sample "$T/fwdd1.log" "$k" "${pids[0]}"
-	wait_sample "$T/fwdd2.log" "$k" "${pids[1]}"
+	bcn_wait_sample "$T/fwdd1.log" "$k" "${pids[0]}"
+	bcn_wait_sample "$T/fwdd2.log" "$k" "${pids[1]}"
 done
 wait "${pids[0]}" || fail "beacon-fwdd exit status"
 wait "${pids[1]}" || fail "beacon-fwdd exit status"

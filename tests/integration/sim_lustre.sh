@@ -11,18 +11,10 @@
 # jobs with their node lists in Slurm's hostlist syntax.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-SIM=$BCN_BUILD/sim/beacon-sim
+# shellcheck source=tests/lib/sim.sh
+source "$BCN_SRC/tests/lib/sim.sh"
 OSTD=$BCN_BUILD/collectors/ost/beacon-ostd
 MDSD=$BCN_BUILD/collectors/mds/beacon-mdsd
-BEACON=$BCN_BUILD/cli/beacon
-T=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
 
 cat > "$T/sim.conf" <<EOF
 out = $T/sim
@@ -50,23 +42,14 @@ pids+=($!)
 "$MDSD" --root "$T/sim/mds01" --node mds01 --output "$T/mds.bin" \
 	--no-exports "${common[@]}" 2> "$T/mdsd.log" &
 pids+=($!)
-wait_sample() { # log, samples, pid: until the collector says it took them
-	for i in $(seq 1 300); do
-		[ "$(grep -c ' done: ' "$1")" -ge "$2" ] && return 0
-		kill -0 "$3" 2>/dev/null || [ "$(grep -c ' done: ' "$1")" -ge "$2" ] ||
-			fail "a collector exited early"
-		sleep 0.05
-	done
-	fail "no sample $2 in $1"
-}
-wait_sample "$T/ostd.log" 1 "${pids[0]}"
-wait_sample "$T/mdsd.log" 1 "${pids[1]}"
+bcn_wait_sample "$T/ostd.log" 1 "${pids[0]}"
+bcn_wait_sample "$T/mdsd.log" 1 "${pids[1]}"
 for k in $(seq 2 "$TICKS"); do
 	"$SIM" --config "$T/sim.conf" --seed 7 --until "$k" 2>> "$T/sim.log" ||
 		fail "beacon-sim --until $k"
 	kill -USR1 "${pids[0]}" "${pids[1]}"
-	wait_sample "$T/ostd.log" "$k" "${pids[0]}"
-	wait_sample "$T/mdsd.log" "$k" "${pids[1]}"
+	bcn_wait_sample "$T/ostd.log" "$k" "${pids[0]}"
+	bcn_wait_sample "$T/mdsd.log" "$k" "${pids[1]}"
 done
 wait "${pids[0]}" || fail "beacon-ostd exit status"
 wait "${pids[1]}" || fail "beacon-mdsd exit status"

@@ -10,17 +10,9 @@
 # runs of 1 MiB requests with stride 1 MiB.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
-SIM=$BCN_BUILD/sim/beacon-sim
+# shellcheck source=tests/lib/sim.sh
+source "$BCN_SRC/tests/lib/sim.sh"
 CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
-BEACON=$BCN_BUILD/cli/beacon
-T=$(mktemp -d)
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
 
 cat > "$T/sim.conf" <<EOF
 out = $T/sim
@@ -40,25 +32,16 @@ TICKS=5
 	--lwfs-log "$T/sim/cn00001/lwfs.log" --interval 1h --count "$TICKS" \
 	--output "$T/out.bin" --log-level info 2> "$T/clientd.log" &
 pid=$!
-wait_sample() { # samples
-	for i in $(seq 1 300); do
-		[ "$(grep -c ' done: ' "$T/clientd.log")" -ge "$1" ] && return 0
-		kill -0 "$pid" 2>/dev/null ||
-			[ "$(grep -c ' done: ' "$T/clientd.log")" -ge "$1" ] ||
-			fail "beacon-clientd exited early"
-		sleep 0.05
-	done
-	fail "no sample $1"
-}
-wait_sample 1
+pids+=("$pid")
+bcn_wait_sample "$T/clientd.log" 1 "$pid"
 for k in $(seq 2 "$TICKS"); do
 	"$SIM" --config "$T/sim.conf" --seed 3 --until "$k" 2>> "$T/sim.log" ||
 		fail "beacon-sim --until $k"
 	kill -USR1 "$pid"
-	wait_sample "$k"
+	bcn_wait_sample "$T/clientd.log" "$k" "$pid"
 done
 wait "$pid" || fail "beacon-clientd exit status"
-pid=
+pids=()
 grep -q ' 0 malformed lines' "$T/clientd.log" || fail "malformed lines"
 "$BEACON" decode "$T/out.bin" > "$T/records.jsonl" || fail "decode"
 job=$(sed -n '2p' "$T/sim/slurm/sacct.txt" | cut -d'|' -f1)
