@@ -48,6 +48,10 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "The first N compute nodes log their forwarded operations "
 		  "in OUT/cnNNNNN/lwfs.log (docs/lwfs-log.md), with Slurm "
 		  "cgroup files for their job processes below OUT/cnNNNNN/proc." },
+	{ "switches", BCN_CFG_UINT, M(switches), .max = 4096, .def = "0",
+	  .help = "InfiniBand leaf switches (sw01 ...): compute nodes attach "
+		  "in contiguous groups, one port each, plus an uplink; their "
+		  "counters go to OUT/swNN/sys/class/infiniband (0: none)." },
 	{ "oss", BCN_CFG_UINT, M(oss), .min = 1, .max = 1024, .def = "4",
 	  .help = "Object storage servers (oss001 ...)." },
 	{ "osts_per_oss", BCN_CFG_UINT, M(osts_per_oss), .min = 1, .max = 64,
@@ -102,6 +106,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, slow_fwd, nslowfwd),
 	  .help = "Inject a slow forwarding node, repeatable: INDEX FACTOR "
 		  "START DURATION." },
+	{ "hot_switch", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, hot_switch, nhot),
+	  .help = "Inject a hot switch, repeatable: INDEX FACTOR START "
+		  "DURATION (its uplink carries FACTOR times its nodes' "
+		  "traffic; FACTOR 1 to 100)." },
 	{ .name = NULL }
 };
 #undef M
@@ -167,10 +176,12 @@ static int parse_inject(const char *key, const char *spec,
 	unsigned long long ost, from, len;
 	double f;
 
+	bool hot = !strcmp(key, "hot_switch");
+
 	if (sscanf(spec, "%llu %lf %llu %llu", &ost, &f, &from, &len) != 4 ||
-	    !(f >= 0 && f <= 1) || !len) {
-		snprintf(err, n, "%s '%s': want INDEX FACTOR(0..1) "
-			 "START DURATION", key, spec);
+	    !(hot ? f >= 1 && f <= 100 : f >= 0 && f <= 1) || !len) {
+		snprintf(err, n, "%s '%s': want INDEX FACTOR(%s) START "
+			 "DURATION", key, spec, hot ? "1..100" : "0..1");
 		return -BCN_ESYNTAX;
 	}
 	in->ost = ost;
@@ -248,6 +259,14 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		goto fail;
 	for (i = 0; i < conf->lwfs_nodes; i++)
 		bcn_buf_init(&s->lwfs[i], BCN_SIM_FILE_MAX);
+	if (conf->switches) {
+		size_t per = (conf->compute + conf->switches - 1) /
+			     conf->switches;
+
+		s->ports = calloc(conf->switches * (per + 1), sizeof(*s->ports));
+		if (!s->ports)
+			goto fail;
+	}
 	s->jobs = calloc(BCN_SIM_LIVE_JOBS_MAX, sizeof(*s->jobs));
 	if (!s->ost || !s->mdt || !s->busy || !s->jobs)
 		goto fail;
@@ -290,8 +309,22 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		}
 	}
 	s->nfinj = conf->nslowfwd;
+	for (i = 0; i < conf->nhot; i++) {
+		rc = parse_inject("hot_switch", conf->hot_switch[i],
+				  &s->hinj[i], err, errlen);
+		if (rc)
+			goto fail;
+		if (s->hinj[i].ost >= conf->switches) {
+			snprintf(err, errlen, "hot_switch '%s': no such switch",
+				 conf->hot_switch[i]);
+			rc = -BCN_ERANGE;
+			goto fail;
+		}
+	}
+	s->nhinj = conf->nhot;
 	to_ticks(s, s->inj, s->ninj);
 	to_ticks(s, s->finj, s->nfinj);
+	to_ticks(s, s->hinj, s->nhinj);
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
 	*out = s;
 	return 0;
@@ -318,6 +351,7 @@ void bcn_sim_free(struct bcn_sim *s)
 		bcn_buf_free(&s->lwfs[i]);
 	free(s->lwfs);
 	free(s->lwfs_off);
+	free(s->ports);
 	free(s->fwd);
 	free(s->busy);
 	free(s->jobs);
@@ -340,6 +374,8 @@ int bcn_sim_write(struct bcn_sim *s)
 {
 	int rc = bcn_sim_write_targets(s);
 
+	if (!rc)
+		rc = bcn_sim_ib_write(s);
 	if (!rc)
 		rc = bcn_sim_lwfs_write(s);
 	if (!rc)

@@ -40,6 +40,7 @@ struct bcn_sim_conf {
 	uint64_t seed;
 	uint64_t compute, forwarding, oss, osts_per_oss, mds;
 	uint64_t lwfs_nodes;            /* compute nodes writing LWFS logs */
+	uint64_t switches;              /* InfiniBand leaf switches */
 	int64_t tick_ms;
 	int64_t epoch_s;                /* simulated time of tick 0; 0: now */
 	uint64_t until;                 /* write tick N and exit; 0: live */
@@ -59,6 +60,8 @@ struct bcn_sim_conf {
 	size_t nslow;
 	char slow_fwd[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nslowfwd;
+	char hot_switch[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nhot;
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */

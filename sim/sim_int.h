@@ -71,6 +71,11 @@ struct bcn_sim_fwd {
 	struct bcn_buf lines;
 };
 
+/* Cumulative counters of one switch port. */
+struct bcn_sim_port {
+	uint64_t xmit_bytes, rcv_bytes, xmit_pkts, rcv_pkts;
+};
+
 struct bcn_sim_inject {
 	uint64_t ost;                   /* OST, or forwarding node index */
 	double factor;
@@ -100,6 +105,10 @@ struct bcn_sim {
 	uint64_t nfwd;
 	int64_t lines_from;             /* ticks before this one are in the
 					 * request logs already */
+	struct bcn_sim_inject hinj[BCN_SIM_INJECT_MAX];
+	size_t nhinj;
+	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
+					 * uplink) */
 	struct bcn_buf *lwfs;           /* LWFS log lines, per node */
 	uint64_t *lwfs_off;             /* offset in the phase's file */
 	struct bcn_buf done;            /* sacct lines of ended jobs */
@@ -147,6 +156,11 @@ double bcn_sim_slow(const struct bcn_sim_inject *in, size_t n, uint64_t idx,
 void bcn_sim_lwfs_lines(struct bcn_sim *s);
 int bcn_sim_lwfs_write(struct bcn_sim *s);
 int bcn_sim_lwfs_reset(struct bcn_sim *s);
+
+/* InfiniBand leaf switches (sim_ib.c): this tick's traffic, the sysfs
+ * counter files. */
+void bcn_sim_ib_tick(struct bcn_sim *s);
+int bcn_sim_ib_write(struct bcn_sim *s);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);

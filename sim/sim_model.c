@@ -422,6 +422,7 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 	metadata(s);
 	bcn_sim_fwd_lines(s);
 	bcn_sim_lwfs_lines(s);
+	bcn_sim_ib_tick(s);
 	finish(s);
 	s->tick++;
 }

@@ -244,6 +244,19 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 				    "\"to\":\"%sZ\"}\n", in->ost + 1,
 				    in->factor, from, to);
 	}
+	for (i = 0; !rc && i < s->nhinj; i++) {
+		const struct bcn_sim_inject *in = &s->hinj[i];
+
+		fmt_time(s, in->from, from, sizeof(from));
+		fmt_time(s, in->from + in->len, to, sizeof(to));
+		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"hot_switch\","
+				    "\"switch\":\"sw%02" PRIu64 "\","
+				    "\"port\":%" PRIu64 ",\"factor\":%.6g,"
+				    "\"from\":\"%sZ\",\"to\":\"%sZ\"}\n",
+				    in->ost + 1, (s->c.compute +
+						  s->c.switches - 1) /
+				    s->c.switches + 1, in->factor, from, to);
+	}
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);

@@ -1,0 +1,155 @@
+/* beacon-sim's InfiniBand leaf switches (sim_int.h): compute nodes attach
+ * in contiguous groups to `switches` leaf switches, one port each, and
+ * each switch has one uplink towards the forwarding and storage nodes.
+ * A node's share of what its job was served crosses its port (reads leave
+ * the switch towards the node: the port transmits; writes arrive) and the
+ * uplink the other way; packets are 4 KiB. An injected hot switch carries
+ * FACTOR times its own traffic on its uplink (traffic from elsewhere).
+ * The counters are written as a Linux host shows an adapter's ports in
+ * sysfs (counters/ with the 32-bit saturating ones, counters_ext/ with the
+ * 64-bit ones; data in 4-byte units), for beacon-swd --root. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/log.h"
+#include "sim/sim_int.h"
+
+#define MTU 4096
+#define U32_MAX_CTR 0xffffffffULL
+
+static uint64_t per_switch(const struct bcn_sim *s)
+{
+	return (s->c.compute + s->c.switches - 1) / s->c.switches;
+}
+
+static struct bcn_sim_port *port(struct bcn_sim *s, uint64_t sw, uint64_t p)
+{
+	return &s->ports[sw * (per_switch(s) + 1) + p];
+}
+
+static void add(struct bcn_sim_port *p, uint64_t xmit, uint64_t rcv)
+{
+	p->xmit_bytes += xmit;
+	p->rcv_bytes += rcv;
+	p->xmit_pkts += (xmit + MTU - 1) / MTU;
+	p->rcv_pkts += (rcv + MTU - 1) / MTU;
+}
+
+void bcn_sim_ib_tick(struct bcn_sim *s)
+{
+	uint64_t per = s->c.switches ? per_switch(s) : 0, i, node, b, sw;
+	uint64_t *up_x, *up_r;
+	double f;
+	size_t k;
+
+	if (!s->c.switches)
+		return;
+	up_x = calloc(s->c.switches, sizeof(*up_x));
+	up_r = calloc(s->c.switches, sizeof(*up_r));
+	if (!up_x || !up_r)
+		goto out;
+	for (k = 0; k < s->njobs; k++) {
+		const struct bcn_sim_job *j = &s->jobs[k];
+		bool w = j->phase == BCN_SIM_P_WRITE;
+
+		if (j->state != BCN_SIM_RUNNING || !j->asked ||
+		    (j->phase != BCN_SIM_P_READ && !w))
+			continue;
+		for (i = 0; i < j->nodes; i++) {
+			node = j->first + i;
+			b = (uint64_t)((unsigned __int128)j->served *
+				       bcn_sim_node_bytes(s, j, i) / j->asked);
+			sw = node / per;
+			add(port(s, sw, node % per), w ? 0 : b, w ? b : 0);
+			(w ? up_x : up_r)[sw] += b;
+		}
+	}
+	for (sw = 0; sw < s->c.switches; sw++) {
+		f = bcn_sim_slow(s->hinj, s->nhinj, sw, s->tick);
+		add(port(s, sw, per), (uint64_t)((double)up_x[sw] * f),
+		    (uint64_t)((double)up_r[sw] * f));
+	}
+out:
+	free(up_x);
+	free(up_r);
+}
+
+static int put(const char *dir, const char *name, uint64_t v)
+{
+	char text[32];
+	int n = snprintf(text, sizeof(text), "%" PRIu64 "\n", v);
+
+	return bcn_sim_write_file(dir, name, text, (size_t)n);
+}
+
+static int write_port(const struct bcn_sim *s, const char *base,
+		      const struct bcn_sim_port *p, uint64_t num)
+{
+	static const char *const fixed[][2] = {
+		{ "state", "4: ACTIVE\n" }, { "phys_state", "5: LinkUp\n" },
+		{ "rate", "100 Gb/sec (4X EDR)\n" },
+		{ "link_layer", "InfiniBand\n" },
+	};
+	static const char *const zero[] = {
+		"symbol_error", "link_error_recovery", "link_downed",
+		"port_rcv_errors", "port_rcv_remote_physical_errors",
+		"port_rcv_switch_relay_errors", "port_xmit_discards",
+		"port_xmit_constraint_errors", "port_rcv_constraint_errors",
+		"local_link_integrity_errors",
+		"excessive_buffer_overrun_errors", "VL15_dropped",
+		"port_xmit_wait",
+	};
+	const uint64_t ext[4] = { p->xmit_bytes / 4, p->rcv_bytes / 4,
+				  p->xmit_pkts, p->rcv_pkts };
+	static const char *const names[4] = {
+		"port_xmit_data", "port_rcv_data", "port_xmit_packets",
+		"port_rcv_packets"
+	};
+	char dir[BCN_SIM_PATH_MAX + 160], sub[BCN_SIM_PATH_MAX + 192];
+	char name[64];
+	size_t i;
+	int rc = 0;
+
+	(void)s;
+	snprintf(dir, sizeof(dir), "%s/ports/%" PRIu64, base, num);
+	for (i = 0; !rc && i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		rc = bcn_sim_write_file(dir, fixed[i][0], fixed[i][1],
+					strlen(fixed[i][1]));
+	snprintf(sub, sizeof(sub), "%s/counters", dir);
+	for (i = 0; !rc && i < 4; i++)
+		rc = put(sub, names[i], ext[i] < U32_MAX_CTR ? ext[i] :
+			 U32_MAX_CTR);
+	for (i = 0; !rc && i < sizeof(zero) / sizeof(zero[0]); i++)
+		rc = put(sub, zero[i], 0);
+	snprintf(sub, sizeof(sub), "%s/counters_ext", dir);
+	for (i = 0; !rc && i < 4; i++) {
+		snprintf(name, sizeof(name), "%s_64", names[i]);
+		rc = put(sub, name, ext[i]);
+	}
+	return rc;
+}
+
+int bcn_sim_ib_write(struct bcn_sim *s)
+{
+	uint64_t per, sw, p;
+	char base[BCN_SIM_PATH_MAX + 128];
+	int rc = 0;
+
+	if (!s->c.switches)
+		return 0;
+	per = per_switch(s);
+	for (sw = 0; !rc && sw < s->c.switches; sw++) {
+		snprintf(base, sizeof(base), "%s/sw%02" PRIu64
+			 "/sys/class/infiniband/sw%02" PRIu64, s->c.out,
+			 sw + 1, sw + 1);
+		for (p = 0; !rc && p <= per; p++)
+			rc = write_port(s, base, port(s, sw, p), p + 1);
+	}
+	if (rc)
+		BCN_ERR("sim: switch counters: %s", bcn_strerror(rc));
+	return rc;
+}

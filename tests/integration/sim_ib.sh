@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# beacon-sim's InfiniBand leaf switches read by the real beacon-swd. 16
+# compute nodes on 2 leaf switches (8 ports each, port 9 the uplink); an
+# 8-node N-N job on sw01 reads 100 MiB/s per node; sw01 is injected hot
+# (its uplink carries twice its nodes' traffic). The simulator writes one
+# tick at a time; beacon-swd (--root on sw01's directory) samples after
+# each. Per interval, each node port must have transmitted exactly
+# 100 MiB (25,600 packets of 4 KiB) and the uplink received twice the
+# ports' sum, the truth file's factor.
+set -euo pipefail
+: "${BCN_BUILD:?}" "${BCN_SRC:?}"
+# shellcheck source=tests/lib/sim.sh
+source "$BCN_SRC/tests/lib/sim.sh"
+SWD=$BCN_BUILD/collectors/switch/beacon-swd
+
+cat > "$T/sim.conf" <<EOF
+out = $T/sim
+truth = $T/truth.jsonl
+compute = 16
+switches = 2
+epoch = 1790000000
+jobs_per_hour = 0
+ost_bw = 100G
+fwd_bw = 100G
+job = reader n-n 8 0 100 100M
+hot_switch = 0 2 0 1000
+EOF
+TICKS=4
+"$SIM" --config "$T/sim.conf" --until 1 2> "$T/sim.log" || fail "beacon-sim"
+"$SWD" --node sw01 --root "$T/sim/sw01" --interval 1h --count "$TICKS" \
+	--output "$T/out.bin" --log-level info 2> "$T/swd.log" &
+pid=$!
+pids+=("$pid")
+bcn_wait_sample "$T/swd.log" 1 "$pid"
+for k in $(seq 2 "$TICKS"); do
+	"$SIM" --config "$T/sim.conf" --until "$k" 2>> "$T/sim.log" ||
+		fail "beacon-sim --until $k"
+	kill -USR1 "$pid"
+	bcn_wait_sample "$T/swd.log" "$k" "$pid"
+done
+wait "$pid" || fail "beacon-swd exit status"
+pids=()
+"$BEACON" decode "$T/out.bin" > "$T/records.jsonl" || fail "decode"
+/usr/bin/python3 - "$T/records.jsonl" "$T/truth.jsonl" "$((TICKS - 1))" <<'PYEOF' || fail "records"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+truth = [json.loads(l) for l in open(sys.argv[2])]
+n = int(sys.argv[3])
+assert len(truth) == 1 and truth[0]["kind"] == "hot_switch" and \
+    truth[0]["switch"] == "sw01" and truth[0]["port"] == 9, truth
+ports = {}
+for r in recs:
+    if r["type"] == "port":
+        ports.setdefault(r["port"], []).append(r)
+assert sorted(ports) == list(range(1, 10)), sorted(ports)
+mib100 = 100 << 20
+for p in range(1, 9):
+    assert len(ports[p]) == n, (p, len(ports[p]))
+    for r in ports[p]:
+        assert r["xmit_bytes"] == mib100 and r["xmit_pkts"] == mib100 // 4096, r
+        assert r["rcv_bytes"] == 0, r
+for r in ports[9]:
+    assert r["rcv_bytes"] == truth[0]["factor"] * 8 * mib100, r
+print("sw01: 8 node ports x 100 MiB, uplink", ports[9][0]["rcv_bytes"], "bytes per interval: ok")
+PYEOF
+echo "sim_ib: ok"
