@@ -514,6 +514,10 @@ void bcn_trace_flush_all(bool final)
 
 	if (atomic_load(&g.state) != ST_ON)
 		return;
+	/* a vfork child (no atfork handlers ran) shares its parent's memory:
+	 * its exec or _exit must leave the parent's state alone */
+	if ((uint64_t)syscall(SYS_getpid) != atomic_load(&g.pid))
+		return;
 	if (final)
 		atomic_store(&g.state, ST_OFF);
 	for (t = atomic_load(&g.threads); t; t = t->next) {

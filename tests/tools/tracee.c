@@ -2,7 +2,8 @@
  * ways that are hard for a tracer (tests/integration/tracer_programs.sh):
  * threads, a forked child that leaves with _exit, an exec of itself, a
  * signal handler that writes while the interrupted thread is writing,
- * stdio, lseek+read, strided pwrite, dup. It prints on stdout, one JSON
+ * stdio, lseek+read, strided pwrite, dup, a vfork child leaving with
+ * _exit. It prints on stdout, one JSON
  * object per file, what it did: {"file": NAME, "op": OP, "ops": N,
  * "bytes": B}, and {"handler_writes": N} for the signal handler, whose
  * writes may be passed through untraced when they interrupt the tracer.
@@ -207,6 +208,29 @@ static void exec_part(const char *self)
 	report("exec", "write", EXEC_OPS, (long)EXEC_OPS * EXEC_SIZE);
 }
 
+/* vfork + _exit in the child must not stop the parent's tracing. */
+static void vfork_part(void)
+{
+	char buf[EXEC_SIZE];
+	int fd = open_in("vfork", O_CREAT | O_TRUNC | O_WRONLY), st;
+	pid_t p;
+
+	memset(buf, 'v', sizeof(buf));
+	for (int k = 0; k < EXEC_OPS; k++)
+		if (write(fd, buf, EXEC_SIZE) != EXEC_SIZE)
+			die("write");
+	p = vfork();
+	if (p == 0)
+		_exit(0);
+	if (p < 0 || waitpid(p, &st, 0) != p)
+		die("vfork");
+	for (int k = 0; k < EXEC_OPS; k++)
+		if (write(fd, buf, EXEC_SIZE) != EXEC_SIZE)
+			die("write");
+	close(fd);
+	report("vfork", "write", 2 * EXEC_OPS, 2L * EXEC_OPS * EXEC_SIZE);
+}
+
 static int exec_child(void)
 {
 	char buf[EXEC_SIZE];
@@ -245,6 +269,7 @@ int main(int argc, char **argv)
 	stdio_part();
 	child_part();
 	exec_part(argv[0]);
+	vfork_part();
 	signals();
 	printf("{\"handler_writes\":%d,\"handler_size\":%d}\n",
 	       (int)handler_writes, SIG_SIZE / 8);
