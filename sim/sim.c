@@ -52,6 +52,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "InfiniBand leaf switches (sw01 ...): compute nodes attach "
 		  "in contiguous groups, one port each, plus an uplink; their "
 		  "counters go to OUT/swNN/sys/class/infiniband (0: none)." },
+	{ "fwd_md_cost_us", BCN_CFG_UINT, M(fwd_md_cost_us), .min = 1,
+	  .max = 1000000, .def = "100",
+	  .help = "Microseconds of a forwarding server thread one metadata "
+		  "request takes (16 threads per forwarding node): metadata "
+		  "storms take bandwidth from their neighbours." },
 	{ "oss", BCN_CFG_UINT, M(oss), .min = 1, .max = 1024, .def = "4",
 	  .help = "Object storage servers (oss001 ...)." },
 	{ "osts_per_oss", BCN_CFG_UINT, M(osts_per_oss), .min = 1, .max = 64,
@@ -111,6 +116,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "Inject a hot switch, repeatable: INDEX FACTOR START "
 		  "DURATION (its uplink carries FACTOR times its nodes' "
 		  "traffic; FACTOR 1 to 100)." },
+	{ "md_storm", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, md_storm, nstorm),
+	  .help = "Inject a metadata storm, repeatable: FWD START DURATION "
+		  "RATE (a one-node job behind forwarding node FWD asks RATE "
+		  "metadata operations per second)." },
 	{ .name = NULL }
 };
 #undef M
@@ -322,9 +332,28 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		}
 	}
 	s->nhinj = conf->nhot;
+	for (i = 0; i < conf->nstorm; i++) {
+		unsigned long long f, from, len, rate;
+
+		if (sscanf(conf->md_storm[i], "%llu %llu %llu %llu", &f, &from,
+			   &len, &rate) != 4 || f >= s->nfwd || !len || !rate) {
+			snprintf(err, errlen, "md_storm '%s': want FWD START "
+				 "DURATION RATE (FWD below %" PRIu64 ")",
+				 conf->md_storm[i], s->nfwd);
+			rc = -BCN_ESYNTAX;
+			goto fail;
+		}
+		s->sinj[i].ost = f;
+		s->sinj[i].from = (int64_t)from;
+		s->sinj[i].len = (int64_t)len;
+		s->sinj[i].rate = rate;
+		s->sinj[i].factor = 1;
+	}
+	s->nsinj = conf->nstorm;
 	to_ticks(s, s->inj, s->ninj);
 	to_ticks(s, s->finj, s->nfinj);
 	to_ticks(s, s->hinj, s->nhinj);
+	to_ticks(s, s->sinj, s->nsinj);
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
 	*out = s;
 	return 0;

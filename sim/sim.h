@@ -49,6 +49,8 @@ struct bcn_sim_conf {
 	uint64_t mdt_ops;               /* operations per second, one MDT */
 	uint64_t fwd_bw;                /* bytes per second, one forwarding
 					 * node */
+	uint64_t fwd_md_cost_us;        /* a server thread's time per
+					 * metadata request */
 	uint64_t rpc_bytes;             /* bytes per bulk RPC */
 	uint64_t stripe_count;          /* OSTs of a shared (N-1) file */
 	uint64_t jobs_per_hour;         /* random stream; 0: none */
@@ -62,6 +64,8 @@ struct bcn_sim_conf {
 	size_t nslowfwd;
 	char hot_switch[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nhot;
+	char md_storm[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nstorm;
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */

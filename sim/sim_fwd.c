@@ -70,11 +70,50 @@ static bool in_io(const struct bcn_sim_job *j)
 	       (j->phase == BCN_SIM_P_READ || j->phase == BCN_SIM_P_WRITE);
 }
 
+/* Bytes of forwarding bandwidth one metadata request takes: its share of
+ * a server thread's time. */
+static double md_equiv(const struct bcn_sim *s)
+{
+	return (double)s->c.fwd_md_cost_us * 1e-6 * (double)s->c.fwd_bw /
+	       FWD_THREADS;
+}
+
 static void add_fwd_demand(struct bcn_sim *s, const struct bcn_sim_job *j,
 			   uint64_t f, uint64_t n, void *arg)
 {
 	(void)arg;
-	s->fwd[f].demand += n * (uint64_t)((double)j->bw * s->tick_s);
+	if (in_io(j))
+		s->fwd[f].demand += n * (uint64_t)((double)j->bw * s->tick_s);
+	s->fwd[f].demand += (uint64_t)((double)(j->md_asked * n / j->nodes) *
+				       md_equiv(s));
+}
+
+static void add_md_frac(struct bcn_sim *s, const struct bcn_sim_job *j,
+			uint64_t f, uint64_t n, void *arg)
+{
+	(void)j;
+	*(double *)arg += s->fwd[f].frac * (double)n;
+}
+
+struct md_share {
+	const uint64_t *ops;
+};
+
+static void add_md(struct bcn_sim *s, const struct bcn_sim_job *j,
+		   uint64_t f, uint64_t n, void *arg)
+{
+	const struct md_share *m = arg;
+
+	for (size_t k = 0; k < BCN_MD_OP_MAX; k++)
+		s->fwd[f].md[k] += m->ops[k] * n / j->nodes;
+}
+
+void bcn_sim_fwd_md(struct bcn_sim *s, const struct bcn_sim_job *j,
+		    const uint64_t ops[BCN_MD_OP_MAX])
+{
+	struct md_share m = { ops };
+
+	each_fwd(s, j, add_md, &m);
 }
 
 uint64_t bcn_sim_node_bytes(const struct bcn_sim *s,
@@ -92,9 +131,10 @@ void bcn_sim_fwd_demand(struct bcn_sim *s)
 	for (f = 0; f < s->nfwd; f++) {
 		s->fwd[f].demand = 0;
 		s->fwd[f].read = s->fwd[f].write = 0;
+		memset(s->fwd[f].md, 0, sizeof(s->fwd[f].md));
 	}
 	for (i = 0; i < s->njobs; i++)
-		if (in_io(&s->jobs[i]))
+		if (in_io(&s->jobs[i]) || s->jobs[i].md_asked)
 			each_fwd(s, &s->jobs[i], add_fwd_demand, NULL);
 	for (f = 0; f < s->nfwd; f++) {
 		cap = fwd_cap(s, f);
@@ -102,6 +142,16 @@ void bcn_sim_fwd_demand(struct bcn_sim *s)
 			         1.0;
 		s->fwd[f].frac = s->fwd[f].demand > cap ?
 				 (double)cap / (double)s->fwd[f].demand : 1.0;
+	}
+	for (i = 0; i < s->njobs; i++) {
+		struct bcn_sim_job *j = &s->jobs[i];
+		double sum = 0;
+
+		j->md_frac = 1.0;
+		if (j->state != BCN_SIM_RUNNING || !j->md_asked)
+			continue;
+		each_fwd(s, j, add_md_frac, &sum);
+		j->md_frac = sum / (double)j->nodes;
 	}
 }
 
@@ -155,6 +205,39 @@ static void request_lines(struct bcn_sim *s, uint64_t f, const char *op,
 	}
 }
 
+/* One line per metadata request served (no bytes; a thread's md cost). */
+static void meta_lines(struct bcn_sim *s, uint64_t f)
+{
+	struct bcn_sim_fwd *w = &s->fwd[f];
+	int64_t t0 = s->epoch_ns + (int64_t)((double)s->tick * s->tick_s * 1e9);
+	int64_t span = (int64_t)(s->tick_s * 1e9), t;
+	double u = w->util < UTIL_MAX ? w->util : UTIL_MAX;
+	uint64_t total = 0, k, i, done = 0, proc = s->c.fwd_md_cost_us, q;
+	uint64_t lat = (uint64_t)((double)proc / (1.0 - u));
+
+	for (k = 0; k < BCN_MD_OP_MAX; k++)
+		total += w->md[k];
+	for (k = 0; k < BCN_MD_OP_MAX; k++) {
+		for (i = 0; i < w->md[k]; i++, done++) {
+			t = t0 + (int64_t)((double)span * ((double)done + 0.5) /
+					   (double)total);
+			if (bcn_buf_printf(&w->lines, "%" PRId64 ".%09" PRId64
+					   " %s 0 %" PRIu64 " %" PRIu64 "\n",
+					   t / (int64_t)BCN_SIM_NS,
+					   t % (int64_t)BCN_SIM_NS,
+					   bcn_md_op_names[k], lat, proc))
+				return;
+			if (++w->requests % QUEUE_EVERY == 0) {
+				q = (uint64_t)(FWD_THREADS * u / (1.0 - u));
+				(void)bcn_buf_printf(&w->lines, "%" PRId64
+						     ".%09" PRId64 " Q %" PRIu64
+						     "\n", t / (int64_t)BCN_SIM_NS,
+						     t % (int64_t)BCN_SIM_NS, q);
+			}
+		}
+	}
+}
+
 void bcn_sim_fwd_lines(struct bcn_sim *s)
 {
 	uint64_t f;
@@ -168,6 +251,7 @@ void bcn_sim_fwd_lines(struct bcn_sim *s)
 	for (f = 0; f < s->nfwd; f++) {
 		request_lines(s, f, "read", s->fwd[f].read);
 		request_lines(s, f, "write", s->fwd[f].write);
+		meta_lines(s, f);
 	}
 }
 

@@ -40,6 +40,10 @@ struct bcn_sim_job {
 	int state;
 	uint64_t asked;                 /* bytes past its forwarding nodes,
 					 * this tick */
+	uint64_t md_asked;              /* metadata ops it asks, this tick */
+	double md_frac;                 /* share its forwarding nodes pass */
+	bool pinned;                    /* runs on first without owning it
+					 * (an injected process) */
 	uint64_t served;                /* bytes the OSTs served it, tick */
 	int phase;                      /* enum bcn_sim_phase, this tick */
 };
@@ -67,6 +71,7 @@ struct bcn_sim_fwd {
 	uint64_t read, write;           /* bytes served */
 	double util;                    /* demand / capacity */
 	double frac;                    /* share of demand served */
+	uint64_t md[BCN_MD_OP_MAX];     /* metadata requests served */
 	uint64_t requests;              /* since tick 0: queue samples */
 	struct bcn_buf lines;
 };
@@ -80,6 +85,8 @@ struct bcn_sim_inject {
 	uint64_t ost;                   /* OST, or forwarding node index */
 	double factor;
 	int64_t from, len;              /* ticks */
+	uint64_t rate;                  /* md_storm: ops per second */
+	uint64_t job;                   /* md_storm: the job it became */
 };
 
 struct bcn_sim {
@@ -107,6 +114,8 @@ struct bcn_sim {
 					 * request logs already */
 	struct bcn_sim_inject hinj[BCN_SIM_INJECT_MAX];
 	size_t nhinj;
+	struct bcn_sim_inject sinj[BCN_SIM_INJECT_MAX];
+	size_t nsinj;
 	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
 					 * uplink) */
 	struct bcn_buf *lwfs;           /* LWFS log lines, per node */
@@ -146,6 +155,9 @@ uint64_t bcn_sim_fwd_of(const struct bcn_sim *s, uint64_t node);
 uint64_t bcn_sim_node_bytes(const struct bcn_sim *s,
 			    const struct bcn_sim_job *j, uint64_t i);
 void bcn_sim_fwd_demand(struct bcn_sim *s);
+/* The forwarding nodes' share of j's metadata requests, by op. */
+void bcn_sim_fwd_md(struct bcn_sim *s, const struct bcn_sim_job *j,
+		    const uint64_t ops[BCN_MD_OP_MAX]);
 void bcn_sim_fwd_lines(struct bcn_sim *s);
 int bcn_sim_fwd_write(struct bcn_sim *s);
 int bcn_sim_fwd_resume(struct bcn_sim *s);

@@ -94,6 +94,25 @@ static void arrivals(struct bcn_sim *s)
 	       ticks_of(s, s->explicit[s->explicit_next].submit) - 1 <=
 	       s->tick)
 		admit(s, &s->explicit[s->explicit_next++]);
+	for (size_t k = 0; k < s->nsinj; k++) {
+		struct bcn_sim_inject *in = &s->sinj[k];
+
+		if (in->from != s->tick)
+			continue;
+		memset(&j, 0, sizeof(j));
+		snprintf(j.name, sizeof(j.name), "mdstorm");
+		snprintf(j.user, sizeof(j.user), "user99");
+		j.mode = BCN_SIM_META;
+		j.nodes = 1;
+		j.md_rate = in->rate;
+		j.runtime = (int64_t)((double)in->len * s->tick_s);
+		j.input_len = j.ckpt_every = 1;
+		j.pinned = true;
+		/* its node: the first behind forwarding node in->ost */
+		j.first = (in->ost * s->c.compute + s->nfwd - 1) / s->nfwd;
+		in->job = s->next_id;
+		admit(s, &j);
+	}
 	while (s->tick >= s->next_arrival) {
 		random_job(s, &j);
 		admit(s, &j);
@@ -128,6 +147,13 @@ static void schedule(struct bcn_sim *s)
 
 		if (j->state != BCN_SIM_QUEUED)
 			continue;
+		if (j->pinned) {        /* shares a node someone may own */
+			j->start = s->tick;
+			j->end = s->tick + j->runtime;
+			j->state = BCN_SIM_RUNNING;
+			s->tot.jobs_started++;
+			continue;
+		}
 		first = find_nodes(s, j->nodes);
 		if (first == UINT64_MAX)
 			continue;       /* later, smaller jobs backfill */
@@ -150,7 +176,8 @@ static void finish(struct bcn_sim *s)
 		if (j->state == BCN_SIM_RUNNING && s->tick + 1 >= j->end) {
 			j->state = BCN_SIM_DONE;
 			j->end = s->tick + 1;
-			memset(s->busy + j->first, 0, j->nodes);
+			if (!j->pinned)
+				memset(s->busy + j->first, 0, j->nodes);
 			if (bcn_sim_sacct_line(s, j, &s->done))
 				BCN_WARN("sim: the sacct record of job %"
 					    PRIu64 " is lost (buffer full)",
@@ -368,8 +395,9 @@ static void metadata(struct bcn_sim *s)
 	for (i = 0; i < s->njobs; i++)
 		if (s->jobs[i].state == BCN_SIM_RUNNING)
 			s->mdt[bcn_sim_hash2(s->jobs[i].id, 7) % s->nmdt].demand +=
-				md_demand(s, &s->jobs[i],
-					  phase_of(s, &s->jobs[i]), ops);
+				(uint64_t)((double)md_demand(s, &s->jobs[i],
+					   s->jobs[i].phase, ops) *
+					   s->jobs[i].md_frac);
 	for (i = 0; i < s->njobs; i++) {
 		struct bcn_sim_job *j = &s->jobs[i];
 		struct bcn_sim_target *t;
@@ -378,18 +406,21 @@ static void metadata(struct bcn_sim *s)
 		if (j->state != BCN_SIM_RUNNING)
 			continue;
 		t = &s->mdt[bcn_sim_hash2(j->id, 7) % s->nmdt];
-		if (!md_demand(s, j, phase_of(s, j), ops))
+		if (!md_demand(s, j, j->phase, ops))
 			continue;
 		jc = jctr(t, j->id);
 		for (k = 0; k < BCN_MD_OP_MAX; k++) {
-			n = ops[k];
+			/* what its forwarding nodes passed, then the MDT */
+			n = (uint64_t)((double)ops[k] * j->md_frac);
 			got = (double)t->demand > cap ?
 			      (uint64_t)((double)n * cap / (double)t->demand) : n;
 			t->m.ops[k] += got;
 			if (jc)
 				jc->m.ops[k] += got;
 			s->tot.md_ops += got;
+			ops[k] = got;
 		}
+		bcn_sim_fwd_md(s, j, ops);
 		if (jc)
 			jc->last = s->tick;
 	}
@@ -397,6 +428,7 @@ static void metadata(struct bcn_sim *s)
 
 void bcn_sim_model_tick(struct bcn_sim *s)
 {
+	uint64_t ops[BCN_MD_OP_MAX];
 	size_t i;
 
 	arrivals(s);
@@ -407,6 +439,8 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 		j->phase = j->state == BCN_SIM_RUNNING ? phase_of(s, j) :
 			   BCN_SIM_P_NONE;
 		j->served = j->asked = 0;
+		j->md_asked = j->state == BCN_SIM_RUNNING ?
+			      md_demand(s, j, j->phase, ops) : 0;
 	}
 	bcn_sim_fwd_demand(s);
 	for (i = 0; i < s->nost; i++)

@@ -257,6 +257,17 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 						  s->c.switches - 1) /
 				    s->c.switches + 1, in->factor, from, to);
 	}
+	for (i = 0; !rc && i < s->nsinj; i++) {
+		const struct bcn_sim_inject *in = &s->sinj[i];
+
+		fmt_time(s, in->from, from, sizeof(from));
+		fmt_time(s, in->from + in->len, to, sizeof(to));
+		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"md_storm\","
+				    "\"node\":\"fwd%03" PRIu64 "\",\"job\":%"
+				    PRIu64 ",\"rate\":%" PRIu64 ",\"from\":"
+				    "\"%sZ\",\"to\":\"%sZ\"}\n", in->ost + 1,
+				    in->job, in->rate, from, to);
+	}
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);

@@ -26,6 +26,7 @@ mds = 1
 epoch = 1790000000
 jobs_per_hour = 0
 ost_bw = 100M
+fwd_bw = 100G
 stripe_count = 4
 job = ckpt n-1 16 0 100 400M 50 10
 job = storm meta 4 0 100 500
