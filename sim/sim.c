@@ -121,6 +121,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "Inject a metadata storm, repeatable: FWD START DURATION "
 		  "RATE (a one-node job behind forwarding node FWD asks RATE "
 		  "metadata operations per second)." },
+	{ "n1_flood", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, n1_flood, nflood),
+	  .help = "Inject an N-1 flood, repeatable: FWD START DURATION NODES "
+		  "BW (an N-1 job on NODES nodes behind forwarding node FWD "
+		  "writes BW bytes per second per node to one shared file)." },
 	{ .name = NULL }
 };
 #undef M
@@ -350,10 +355,34 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		s->sinj[i].factor = 1;
 	}
 	s->nsinj = conf->nstorm;
+	for (i = 0; i < conf->nflood; i++) {
+		unsigned long long f, from, len, nodes;
+		char bw[32];
+		uint64_t group = (conf->compute + s->nfwd - 1) / s->nfwd;
+
+		if (sscanf(conf->n1_flood[i], "%llu %llu %llu %llu %31s", &f,
+			   &from, &len, &nodes, bw) != 5 || f >= s->nfwd ||
+		    !len || !nodes || nodes > group ||
+		    parse_size(bw, &s->finj_n1[i].rate)) {
+			snprintf(err, errlen, "n1_flood '%s': want FWD START "
+				 "DURATION NODES BW (FWD below %" PRIu64
+				 ", NODES at most %" PRIu64 ")",
+				 conf->n1_flood[i], s->nfwd, group);
+			rc = -BCN_ESYNTAX;
+			goto fail;
+		}
+		s->finj_n1[i].ost = f;
+		s->finj_n1[i].from = (int64_t)from;
+		s->finj_n1[i].len = (int64_t)len;
+		s->finj_n1[i].nodes = nodes;
+		s->finj_n1[i].factor = 1;
+	}
+	s->nflood = conf->nflood;
 	to_ticks(s, s->inj, s->ninj);
 	to_ticks(s, s->finj, s->nfinj);
 	to_ticks(s, s->hinj, s->nhinj);
 	to_ticks(s, s->sinj, s->nsinj);
+	to_ticks(s, s->finj_n1, s->nflood);
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
 	*out = s;
 	return 0;

@@ -66,6 +66,8 @@ struct bcn_sim_conf {
 	size_t nhot;
 	char md_storm[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nstorm;
+	char n1_flood[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nflood;
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */

@@ -85,8 +85,10 @@ struct bcn_sim_inject {
 	uint64_t ost;                   /* OST, or forwarding node index */
 	double factor;
 	int64_t from, len;              /* ticks */
-	uint64_t rate;                  /* md_storm: ops per second */
-	uint64_t job;                   /* md_storm: the job it became */
+	uint64_t rate;                  /* md_storm: ops per second;
+					 * n1_flood: bytes/s per node */
+	uint64_t nodes;                 /* n1_flood: its nodes */
+	uint64_t job;                   /* the job it became */
 };
 
 struct bcn_sim {
@@ -116,6 +118,8 @@ struct bcn_sim {
 	size_t nhinj;
 	struct bcn_sim_inject sinj[BCN_SIM_INJECT_MAX];
 	size_t nsinj;
+	struct bcn_sim_inject finj_n1[BCN_SIM_INJECT_MAX];
+	size_t nflood;
 	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
 					 * uplink) */
 	struct bcn_buf *lwfs;           /* LWFS log lines, per node */

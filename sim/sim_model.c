@@ -113,6 +113,26 @@ static void arrivals(struct bcn_sim *s)
 		in->job = s->next_id;
 		admit(s, &j);
 	}
+	for (size_t k = 0; k < s->nflood; k++) {
+		struct bcn_sim_inject *in = &s->finj_n1[k];
+
+		if (in->from != s->tick)
+			continue;
+		memset(&j, 0, sizeof(j));
+		snprintf(j.name, sizeof(j.name), "n1flood");
+		snprintf(j.user, sizeof(j.user), "user98");
+		j.mode = BCN_SIM_N1;
+		j.nodes = in->nodes;
+		j.bw = in->rate;
+		j.runtime = (int64_t)((double)in->len * s->tick_s);
+		/* a tick of input, then one shared file written throughout */
+		j.input_len = 0;
+		j.ckpt_every = j.ckpt_len = 1;
+		j.pinned = true;
+		j.first = (in->ost * s->c.compute + s->nfwd - 1) / s->nfwd;
+		in->job = s->next_id;
+		admit(s, &j);
+	}
 	while (s->tick >= s->next_arrival) {
 		random_job(s, &j);
 		admit(s, &j);

@@ -268,6 +268,18 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 				    "\"%sZ\",\"to\":\"%sZ\"}\n", in->ost + 1,
 				    in->job, in->rate, from, to);
 	}
+	for (i = 0; !rc && i < s->nflood; i++) {
+		const struct bcn_sim_inject *in = &s->finj_n1[i];
+
+		fmt_time(s, in->from, from, sizeof(from));
+		fmt_time(s, in->from + in->len, to, sizeof(to));
+		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"n1_flood\","
+				    "\"node\":\"fwd%03" PRIu64 "\",\"job\":%"
+				    PRIu64 ",\"nodes\":%" PRIu64 ",\"bw\":%"
+				    PRIu64 ",\"from\":\"%sZ\",\"to\":"
+				    "\"%sZ\"}\n", in->ost + 1, in->job,
+				    in->nodes, in->rate, from, to);
+	}
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);
