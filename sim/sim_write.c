@@ -211,9 +211,25 @@ int bcn_sim_write_sacct(struct bcn_sim *s)
 
 /* ---- ground truth -------------------------------------------------------------------- */
 
+/* One truth line: {"kind":..., FIELDS, "from":..., "to":...}. */
+static int truth_line(struct bcn_sim *s, const struct bcn_sim_inject *in,
+		      const char *kind, const char *fields)
+{
+	char from[32], to[32];
+
+	fmt_time(s, in->from, from, sizeof(from));
+	fmt_time(s, in->from + in->len, to, sizeof(to));
+	return bcn_buf_printf(&s->scratch, "{\"kind\":\"%s\",%s,\"from\":"
+			      "\"%sZ\",\"to\":\"%sZ\"}\n", kind, fields, from,
+			      to);
+}
+
 int bcn_sim_write_truth(struct bcn_sim *s)
 {
-	char from[32], to[32], path[BCN_SIM_PATH_MAX], *slash;
+	char f[256], path[BCN_SIM_PATH_MAX], *slash;
+	uint64_t uplink = s->c.switches ? (s->c.compute + s->c.switches - 1) /
+			  s->c.switches + 1 : 0;
+	const struct bcn_sim_inject *in;
 	size_t i;
 	int rc = 0;
 
@@ -221,64 +237,39 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 		return 0;
 	bcn_buf_reset(&s->scratch);
 	for (i = 0; !rc && i < s->ninj; i++) {
-		const struct bcn_sim_inject *in = &s->inj[i];
-
-		fmt_time(s, in->from, from, sizeof(from));
-		fmt_time(s, in->from + in->len, to, sizeof(to));
-		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"slow_ost\","
-				    "\"target\":\"%s-OST%04" PRIx64 "\","
-				    "\"node\":\"oss%03" PRIu64 "\","
-				    "\"factor\":%.6g,\"from\":\"%sZ\","
-				    "\"to\":\"%sZ\"}\n", s->c.fsname, in->ost,
-				    in->ost / s->c.osts_per_oss + 1,
-				    in->factor, from, to);
+		in = &s->inj[i];
+		snprintf(f, sizeof(f), "\"target\":\"%s-OST%04" PRIx64 "\","
+			 "\"node\":\"oss%03" PRIu64 "\",\"factor\":%.6g",
+			 s->c.fsname, in->ost, in->ost / s->c.osts_per_oss + 1,
+			 in->factor);
+		rc = truth_line(s, in, "slow_ost", f);
 	}
 	for (i = 0; !rc && i < s->nfinj; i++) {
-		const struct bcn_sim_inject *in = &s->finj[i];
-
-		fmt_time(s, in->from, from, sizeof(from));
-		fmt_time(s, in->from + in->len, to, sizeof(to));
-		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"slow_fwd\","
-				    "\"node\":\"fwd%03" PRIu64 "\","
-				    "\"factor\":%.6g,\"from\":\"%sZ\","
-				    "\"to\":\"%sZ\"}\n", in->ost + 1,
-				    in->factor, from, to);
+		in = &s->finj[i];
+		snprintf(f, sizeof(f), "\"node\":\"fwd%03" PRIu64 "\","
+			 "\"factor\":%.6g", in->ost + 1, in->factor);
+		rc = truth_line(s, in, "slow_fwd", f);
 	}
 	for (i = 0; !rc && i < s->nhinj; i++) {
-		const struct bcn_sim_inject *in = &s->hinj[i];
-
-		fmt_time(s, in->from, from, sizeof(from));
-		fmt_time(s, in->from + in->len, to, sizeof(to));
-		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"hot_switch\","
-				    "\"switch\":\"sw%02" PRIu64 "\","
-				    "\"port\":%" PRIu64 ",\"factor\":%.6g,"
-				    "\"from\":\"%sZ\",\"to\":\"%sZ\"}\n",
-				    in->ost + 1, (s->c.compute +
-						  s->c.switches - 1) /
-				    s->c.switches + 1, in->factor, from, to);
+		in = &s->hinj[i];
+		snprintf(f, sizeof(f), "\"switch\":\"sw%02" PRIu64 "\","
+			 "\"port\":%" PRIu64 ",\"factor\":%.6g", in->ost + 1,
+			 uplink, in->factor);
+		rc = truth_line(s, in, "hot_switch", f);
 	}
 	for (i = 0; !rc && i < s->nsinj; i++) {
-		const struct bcn_sim_inject *in = &s->sinj[i];
-
-		fmt_time(s, in->from, from, sizeof(from));
-		fmt_time(s, in->from + in->len, to, sizeof(to));
-		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"md_storm\","
-				    "\"node\":\"fwd%03" PRIu64 "\",\"job\":%"
-				    PRIu64 ",\"rate\":%" PRIu64 ",\"from\":"
-				    "\"%sZ\",\"to\":\"%sZ\"}\n", in->ost + 1,
-				    in->job, in->rate, from, to);
+		in = &s->sinj[i];
+		snprintf(f, sizeof(f), "\"node\":\"fwd%03" PRIu64 "\","
+			 "\"job\":%" PRIu64 ",\"rate\":%" PRIu64, in->ost + 1,
+			 in->job, in->rate);
+		rc = truth_line(s, in, "md_storm", f);
 	}
 	for (i = 0; !rc && i < s->nflood; i++) {
-		const struct bcn_sim_inject *in = &s->finj_n1[i];
-
-		fmt_time(s, in->from, from, sizeof(from));
-		fmt_time(s, in->from + in->len, to, sizeof(to));
-		rc = bcn_buf_printf(&s->scratch, "{\"kind\":\"n1_flood\","
-				    "\"node\":\"fwd%03" PRIu64 "\",\"job\":%"
-				    PRIu64 ",\"nodes\":%" PRIu64 ",\"bw\":%"
-				    PRIu64 ",\"from\":\"%sZ\",\"to\":"
-				    "\"%sZ\"}\n", in->ost + 1, in->job,
-				    in->nodes, in->rate, from, to);
+		in = &s->finj_n1[i];
+		snprintf(f, sizeof(f), "\"node\":\"fwd%03" PRIu64 "\","
+			 "\"job\":%" PRIu64 ",\"nodes\":%" PRIu64 ",\"bw\":%"
+			 PRIu64, in->ost + 1, in->job, in->nodes, in->rate);
+		rc = truth_line(s, in, "n1_flood", f);
 	}
 	if (rc)
 		return rc;

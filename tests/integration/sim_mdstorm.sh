@@ -11,7 +11,6 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
 source "$BCN_SRC/tests/lib/sim.sh"
-FWDD=$BCN_BUILD/collectors/forwarder/beacon-fwdd
 
 cat > "$T/sim.conf" <<EOF
 out = $T/sim
@@ -28,27 +27,7 @@ job = reader n-n 16 0 100 100M
 md_storm = 1 0 1000 100000
 EOF
 TICKS=4
-"$SIM" --config "$T/sim.conf" --until 1 2> "$T/sim.log" || fail "beacon-sim"
-for n in 1 2; do
-	"$FWDD" --node "fwd00$n" --request-log "$T/sim/fwd00$n/requests.log" \
-		--no-lustre-client --interval 1h --count "$TICKS" \
-		--output "$T/fwd$n.bin" --log-level info 2> "$T/fwdd$n.log" &
-	pids+=($!)
-done
-bcn_wait_sample "$T/fwdd1.log" 1 "${pids[0]}"
-bcn_wait_sample "$T/fwdd2.log" 1 "${pids[1]}"
-for k in $(seq 2 "$TICKS"); do
-	"$SIM" --config "$T/sim.conf" --until "$k" 2>> "$T/sim.log" ||
-		fail "beacon-sim --until $k"
-	kill -USR1 "${pids[0]}" "${pids[1]}"
-	bcn_wait_sample "$T/fwdd1.log" "$k" "${pids[0]}"
-	bcn_wait_sample "$T/fwdd2.log" "$k" "${pids[1]}"
-done
-wait "${pids[0]}" || fail "beacon-fwdd exit status"
-wait "${pids[1]}" || fail "beacon-fwdd exit status"
-pids=()
-"$BEACON" decode "$T/fwd1.bin" "$T/fwd2.bin" > "$T/records.jsonl" ||
-	fail "decode"
+bcn_sim_fwdd_steps 1 "$TICKS"
 /usr/bin/python3 - "$T/records.jsonl" "$T/truth.jsonl" "$((TICKS - 1))" <<'PYEOF' || fail "records"
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]

@@ -25,3 +25,36 @@ bcn_wait_sample() { # log, samples, pid
 	done
 	fail "no sample $2 in $1"
 }
+
+# Runs beacon-fwdd on fwd001 and fwd002 of the simulator's tree ($T/sim,
+# configuration $T/sim.conf) in lock-step: the simulator writes tick
+# FIRST, both daemons start (their first sample is the baseline), then
+# for each further sample the simulator writes the next tick and both
+# close a window. The decoded records go to $T/records.jsonl.
+bcn_sim_fwdd_steps() { # first tick, samples
+	local first=$1 ticks=$2 n k
+	"$SIM" --config "$T/sim.conf" --until "$first" 2> "$T/sim.log" ||
+		fail "beacon-sim"
+	for n in 1 2; do
+		"$BCN_BUILD/collectors/forwarder/beacon-fwdd" --node "fwd00$n" \
+			--request-log "$T/sim/fwd00$n/requests.log" \
+			--no-lustre-client --interval 1h --count "$ticks" \
+			--output "$T/fwd$n.bin" --log-level info \
+			2> "$T/fwdd$n.log" &
+		pids+=($!)
+	done
+	bcn_wait_sample "$T/fwdd1.log" 1 "${pids[0]}"
+	bcn_wait_sample "$T/fwdd2.log" 1 "${pids[1]}"
+	for k in $(seq 2 "$ticks"); do
+		"$SIM" --config "$T/sim.conf" --until "$((first + k - 1))" \
+			2>> "$T/sim.log" || fail "beacon-sim --until $((first + k - 1))"
+		kill -USR1 "${pids[0]}" "${pids[1]}"
+		bcn_wait_sample "$T/fwdd1.log" "$k" "${pids[0]}"
+		bcn_wait_sample "$T/fwdd2.log" "$k" "${pids[1]}"
+	done
+	wait "${pids[0]}" || fail "beacon-fwdd exit status"
+	wait "${pids[1]}" || fail "beacon-fwdd exit status"
+	pids=()
+	"$BEACON" decode "$T/fwd1.bin" "$T/fwd2.bin" > "$T/records.jsonl" ||
+		fail "decode"
+}
