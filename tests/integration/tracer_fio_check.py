@@ -9,7 +9,8 @@ Slurm job JOBID), the data files are DIR/NAME.<i>.0, one per fio job i in
 the report's order. For each fio job and direction it checks, within
 TOLERANCE (a fraction): bytes (sum of count*size of the io records on that
 file), operations (sum of count) and bandwidth (bytes over the time from the
-first operation's start to the last one's end, against fio's bw_bytes).
+first data operation's start to the last one's end, reads and writes
+together as fio's runtime is, against fio's bw_bytes).
 Prints one JSON line per comparison; exits 1 when one is off."""
 import json
 import sys
@@ -40,6 +41,13 @@ def main():
             report = json.load(f)
         for i, fj in enumerate(report["jobs"]):
             want_path = "%s/%s.%d.0" % (d, name, i)
+            # fio's bandwidth is bytes over the job's runtime, whatever the
+            # direction: the span of all its data operations
+            data = [r for r in recs if r["job"] == job and
+                    r["op"] in ("read", "write") and
+                    paths.get((job, r["file"])) == want_path]
+            span = (max(r["t"] + r["dur"] for r in data) -
+                    min(r["t"] for r in data)) if data else 0
             for op in ("read", "write"):
                 fio_bytes = fj[op]["io_bytes"]
                 if fio_bytes == 0:
@@ -48,8 +56,6 @@ def main():
                        and paths.get((job, r["file"])) == want_path]
                 ours = sum(r["count"] * r["size"] for r in sel)
                 ops = sum(r["count"] for r in sel)
-                span = (max(r["t"] + r["dur"] for r in sel) -
-                        min(r["t"] for r in sel)) if sel else 0
                 bw = ours * 1e9 / span if span else 0.0
                 out = {"job": job, "fio_job": i, "op": op,
                        "fio_bytes": fio_bytes, "beacon_bytes": ours,
