@@ -27,7 +27,9 @@ static int check_name(void *arg, const char *index)
 	int layer;
 
 	(void)arg;
-	if (bcn_es_parse_index_name(index, "beacon", &layer, &day) == 0) {
+	/* days past 2262 have no nanosecond time to name them back from */
+	if (bcn_es_parse_index_name(index, "beacon", &layer, &day) == 0 &&
+	    day >= 0 && day <= INT64_MAX / BCN_STORE_DAY_NS) {
 		if (bcn_es_index_name("beacon", layer, day * BCN_STORE_DAY_NS,
 				      again, sizeof(again)) ||
 		    strcmp(again, index) != 0)
