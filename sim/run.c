@@ -13,9 +13,13 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "sim/scale.h"
 #include "sim/sim.h"
 
 #define DUMP_MAX (1u << 20)
+#define CONNECT_NS (120 * 1000000000LL) /* scale mode: time to connect */
+#define DRAIN_NS (30 * 1000000000LL)    /* scale mode: time to drain */
+#define REPORT_NS (10 * 1000000000LL)   /* scale mode: progress lines */
 
 static volatile sig_atomic_t stop;
 
@@ -93,6 +97,93 @@ static int run_live(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	return rc;
 }
 
+/* One JSON line of the scale mode's counters. */
+static void report(struct bcn_sim_scale *x, struct bcn_sim *s,
+		   uint64_t late, const char *what)
+{
+	struct bcn_sim_wire_stats st;
+
+	bcn_sim_wire_stats(bcn_sim_scale_wire(x), &st);
+	printf("{\"sim\":\"%s\",\"ticks\":%" PRIu64 ",\"late_ticks\":%"
+	       PRIu64 ",\"collectors\":%zu,\"up\":%" PRIu64
+	       ",\"submitted_frames\":%" PRIu64 ",\"submitted_records\":%"
+	       PRIu64 ",\"submitted_bytes\":%" PRIu64 ",\"acked_frames\":%"
+	       PRIu64 ",\"acked_records\":%" PRIu64 ",\"duplicates\":%"
+	       PRIu64 ",\"rejected\":%" PRIu64 ",\"dropped_frames\":%"
+	       PRIu64 ",\"dropped_records\":%" PRIu64 ",\"queued_frames\":%"
+	       PRIu64 ",\"queued_bytes\":%" PRIu64 ",\"connects\":%" PRIu64
+	       ",\"connect_failures\":%" PRIu64 ",\"disconnects\":%" PRIu64
+	       ",\"resent\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64
+	       ",\"build_errors\":%" PRIu64 "}\n", what, bcn_sim_ticks(s),
+	       late, bcn_sim_scale_collectors(x), st.up, st.submitted_frames,
+	       st.submitted_records, st.submitted_bytes, st.acked_frames,
+	       st.acked_records, st.duplicates, st.rejected,
+	       st.dropped_frames, st.dropped_records, st.queued_frames,
+	       st.queued_bytes, st.connects, st.connect_failures,
+	       st.disconnects, st.resent, st.ack_timeouts,
+	       bcn_sim_scale_build_errors(x));
+	fflush(stdout);
+}
+
+/* Scale mode: connects every collector (at most CONNECT_NS), then each
+ * tick at its end sends the tick's records; at the end, waits for the
+ * acknowledgements (at most DRAIN_NS). Progress lines on stdout. */
+static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct bcn_sim_scale *x = NULL;
+	struct bcn_sim_wire *w;
+	struct bcn_sim_wire_stats st;
+	int64_t tick = conf->tick_ms * 1000000LL, next, until, reported;
+	uint64_t late = 0;
+	char err[256] = "";
+	int rc;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	rc = bcn_sim_scale_new(s, &x, err, sizeof(err));
+	if (rc) {
+		BCN_ERR("sim: scale mode: %s", err[0] ? err : bcn_strerror(rc));
+		return rc;
+	}
+	w = bcn_sim_scale_wire(x);
+	until = bcn_sim_wire_now() + CONNECT_NS;
+	do {
+		rc = bcn_sim_wire_pump(w, bcn_sim_wire_now() + 100000000LL);
+		bcn_sim_wire_stats(w, &st);
+	} while (!rc && !stop && st.up < st.conns &&
+		 bcn_sim_wire_now() < until);
+	report(x, s, late, "connected");
+	bcn_sim_rebase(s);
+	next = reported = bcn_sim_wire_now();
+	while (!rc && !stop && (!conf->ticks || bcn_sim_ticks(s) < conf->ticks)) {
+		next += tick;
+		rc = bcn_sim_wire_pump(w, next);
+		if (rc || stop)
+			break;
+		if (bcn_sim_wire_now() > next + tick / 2)
+			late++;
+		bcn_sim_tick(s);
+		rc = bcn_sim_scale_send(x);
+		if (!rc)
+			rc = bcn_sim_write_jobs(s);
+		if (bcn_sim_wire_now() - reported >= REPORT_NS) {
+			report(x, s, late, "progress");
+			reported = bcn_sim_wire_now();
+		}
+	}
+	if (!rc)
+		rc = bcn_sim_wire_drain(w, bcn_sim_wire_now() + DRAIN_NS);
+	if (rc == -ETIMEDOUT) {
+		BCN_WARN("sim: frames still unacknowledged after %lld s",
+			 (long long)(DRAIN_NS / 1000000000LL));
+		rc = 0;
+	}
+	report(x, s, late, "done");
+	bcn_sim_scale_free(x);
+	return rc;
+}
+
 int bcn_sim_main(int argc, char **argv)
 {
 	static struct bcn_sim_conf conf;
@@ -109,14 +200,16 @@ int bcn_sim_main(int argc, char **argv)
 			bcn_strerror(rc));
 		return 2;
 	}
-	rc = bcn_sim_prepare(s);
+	rc = conf.scale ? 0 : bcn_sim_prepare(s);
 	if (rc) {
 		fprintf(stderr, "beacon-sim: %s: %s\n", conf.out,
 			bcn_strerror(rc));
 		bcn_sim_free(s);
 		return 1;
 	}
-	if (conf.until) {
+	if (conf.scale) {
+		rc = run_scale(s, &conf);
+	} else if (conf.until) {
 		while (bcn_sim_ticks(s) < conf.until)
 			bcn_sim_tick(s);
 		rc = bcn_sim_write(s);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/auth.h"
 #include "common/error.h"
 #include "common/hostlist.h"
 #include "common/log.h"
@@ -48,7 +49,7 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "The first N compute nodes log their forwarded operations "
 		  "in OUT/cnNNNNN/lwfs.log (docs/lwfs-log.md), with Slurm "
 		  "cgroup files for their job processes below OUT/cnNNNNN/proc." },
-	{ "switches", BCN_CFG_UINT, M(switches), .max = 4096, .def = "0",
+	{ "switches", BCN_CFG_UINT, M(switches), .max = 65536, .def = "0",
 	  .help = "InfiniBand leaf switches (sw01 ...): compute nodes attach "
 		  "in contiguous groups, one port each, plus an uplink; their "
 		  "counters go to OUT/swNN/sys/class/infiniband (0: none)." },
@@ -95,6 +96,35 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .min = 1000, .max = 86400000, .def = "600s",
 	  .help = "A job idle this long leaves job_stats (Lustre's "
 		  "job_cleanup_interval)." },
+	{ "scale", BCN_CFG_BOOL, M(scale), .def = "no",
+	  .help = "Scale mode: instead of writing files, speak the wire "
+		  "protocol to the log servers as every simulated collector, "
+		  "one connection each (docs/sim.md)." },
+	{ "shardmap", BCN_CFG_PATH, M(shardmap),
+	  .help = "Scale mode: the shard map naming each node's log server." },
+	{ "server", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, servers, nservers),
+	  .min = 1, .help = "Scale mode without a shard map: a log server "
+			    "HOST:PORT, repeatable; collectors are spread "
+			    "over them in turn." },
+	{ "key_file", BCN_CFG_PATH, M(key_file),
+	  .def = BCN_AUTH_KEY_DEFAULT_PATH,
+	  .help = "Scale mode: the site key (hex, mode 0600)." },
+	{ "part", BCN_CFG_STRING, M(part), .min = 3, .def = "0/1",
+	  .help = "Scale mode: K/N plays the collectors whose index modulo N "
+		  "is K, so that N processes share a cluster too large for "
+		  "one process's descriptors." },
+	{ "switch_every", BCN_CFG_UINT, M(switch_every), .min = 1,
+	  .max = 3600, .def = "1",
+	  .help = "Scale mode: switches send their port counters every N "
+		  "ticks." },
+	{ "send_window", BCN_CFG_UINT, M(send_window), .min = 1,
+	  .max = 65536, .def = "64",
+	  .help = "Scale mode: frames in flight per connection." },
+	{ "send_buffer", BCN_CFG_SIZE, M(send_buffer), .min = 4096,
+	  .max = 1ull << 30, .def = "1M",
+	  .help = "Scale mode: frame bytes kept per connection until "
+		  "acknowledged; the oldest are dropped beyond." },
 	{ "job", BCN_CFG_STRING, BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, jobs,
 						     njobs),
 	  .help = "An explicit job, repeatable: NAME MODE NODES START "
@@ -269,7 +299,7 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		goto fail;
 	}
 	s->lwfs = calloc(conf->lwfs_nodes + 1, sizeof(*s->lwfs));
-	s->lwfs_off = calloc(conf->lwfs_nodes + 1, sizeof(*s->lwfs_off));
+	s->lwfs_off = calloc(conf->compute + 1, sizeof(*s->lwfs_off));
 	if (!s->lwfs || !s->lwfs_off)
 		goto fail;
 	for (i = 0; i < conf->lwfs_nodes; i++)
@@ -453,4 +483,21 @@ uint64_t bcn_sim_ticks(const struct bcn_sim *s)
 void bcn_sim_totals(const struct bcn_sim *s, struct bcn_sim_totals *t)
 {
 	*t = s->tot;
+}
+
+int bcn_sim_write_jobs(struct bcn_sim *s)
+{
+	int rc = bcn_sim_write_sacct(s);
+
+	return rc ? rc : bcn_sim_write_truth(s);
+}
+
+void bcn_sim_rebase(struct bcn_sim *s)
+{
+	struct timespec ts;
+
+	if (s->c.epoch_s || s->tick)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	s->epoch_ns = (int64_t)ts.tv_sec * BCN_SIM_NS + ts.tv_nsec;
 }

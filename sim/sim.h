@@ -32,6 +32,8 @@
 #define BCN_SIM_MDTS_MAX 64
 #define BCN_SIM_FWDS_MAX 4096
 #define BCN_SIM_LIVE_JOBS_MAX 4096      /* jobs running or queued at once */
+#define BCN_SIM_SERVERS_MAX 64          /* scale mode: log servers */
+#define BCN_SIM_ENDPOINT_MAX 264        /* "[" IPv6 "]:" port */
 
 struct bcn_sim_conf {
 	char out[BCN_SIM_PATH_MAX];     /* output directory */
@@ -68,6 +70,15 @@ struct bcn_sim_conf {
 	size_t nstorm;
 	char n1_flood[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nflood;
+	/* scale mode */
+	bool scale;
+	char shardmap[BCN_SIM_PATH_MAX];
+	char servers[BCN_SIM_SERVERS_MAX][BCN_SIM_ENDPOINT_MAX];
+	size_t nservers;
+	char key_file[BCN_SIM_PATH_MAX];
+	char part[32];                  /* K/N */
+	uint64_t switch_every;          /* ticks */
+	uint64_t send_window, send_buffer;
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */
@@ -93,6 +104,14 @@ void bcn_sim_tick(struct bcn_sim *s);
 /* Writes the current state: every OSS and MDS tree, the sacct file and
  * the truth file. Returns 0 or a negative errno (the path logged). */
 int bcn_sim_write(struct bcn_sim *s);
+
+/* Writes the sacct file and the truth file only (scale mode, which sends
+ * everything else). Returns 0 or a negative errno. */
+int bcn_sim_write_jobs(struct bcn_sim *s);
+
+/* With epoch 0 (now) and no tick done yet, puts tick 0 at the present
+ * (scale mode, after its connections are up). */
+void bcn_sim_rebase(struct bcn_sim *s);
 
 /* Ticks done so far. */
 uint64_t bcn_sim_ticks(const struct bcn_sim *s);

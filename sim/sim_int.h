@@ -54,11 +54,15 @@ struct bcn_sim_jctr {
 	int64_t last;                   /* tick of the last activity */
 	struct bcn_sim_ost_ctr o;
 	struct bcn_sim_mdt_ctr m;
+	struct bcn_sim_ost_ctr po;      /* scale mode: o and m when last */
+	struct bcn_sim_mdt_ctr pm;      /* sent */
 };
 
 struct bcn_sim_target {
 	struct bcn_sim_ost_ctr o;       /* OSTs */
 	struct bcn_sim_mdt_ctr m;       /* MDTs */
+	struct bcn_sim_ost_ctr po;      /* scale mode: o and m when last */
+	struct bcn_sim_mdt_ctr pm;      /* sent */
 	struct bcn_sim_jctr *jobs;
 	size_t njobs, cap;
 	uint64_t demand;                /* this tick */
@@ -90,6 +94,26 @@ struct bcn_sim_inject {
 	uint64_t nodes;                 /* n1_flood: its nodes */
 	uint64_t job;                   /* the job it became */
 };
+
+/* One operation a compute node forwarded (sim_lwfs.c), for the LWFS log
+ * writer or scale mode's records. */
+enum bcn_sim_op_kind { BCN_SIM_OP_OPEN, BCN_SIM_OP_DATA, BCN_SIM_OP_RELEASE };
+
+struct bcn_sim_client_op {
+	int kind;                       /* enum bcn_sim_op_kind */
+	uint64_t node;                  /* compute node index */
+	const struct bcn_sim_job *job;
+	uint64_t pid, handle;
+	bool write;
+	int64_t t;                      /* ns */
+	uint64_t size, offset;          /* DATA */
+	const char *path;               /* OPEN: the file, not NUL-ended */
+	size_t path_len;
+};
+
+struct bcn_sim;
+typedef void bcn_sim_client_fn(struct bcn_sim *s,
+			       const struct bcn_sim_client_op *op, void *arg);
 
 struct bcn_sim {
 	struct bcn_sim_conf c;
@@ -123,6 +147,9 @@ struct bcn_sim {
 	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
 					 * uplink) */
 	struct bcn_buf *lwfs;           /* LWFS log lines, per node */
+	bcn_sim_client_fn *client_fn;   /* scale mode: every compute node's
+					 * operations go here, not to logs */
+	void *client_arg;
 	uint64_t *lwfs_off;             /* offset in the phase's file */
 	struct bcn_buf done;            /* sacct lines of ended jobs */
 	struct bcn_buf scratch;
@@ -170,6 +197,10 @@ double bcn_sim_slow(const struct bcn_sim_inject *in, size_t n, uint64_t idx,
 
 /* LWFS client logs of the first lwfs_nodes compute nodes (sim_lwfs.c). */
 void bcn_sim_lwfs_lines(struct bcn_sim *s);
+/* The operations of the running jobs' nodes below nodes this tick, in
+ * order, to fn. */
+void bcn_sim_client_ops(struct bcn_sim *s, uint64_t nodes,
+			bcn_sim_client_fn *fn, void *arg);
 int bcn_sim_lwfs_write(struct bcn_sim *s);
 int bcn_sim_lwfs_reset(struct bcn_sim *s);
 
@@ -180,6 +211,9 @@ int bcn_sim_ib_write(struct bcn_sim *s);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);
+/* Drops the jobs idle longer than jobstats_cleanup from t's job list. */
+void bcn_sim_target_cleanup(const struct bcn_sim *s,
+			    struct bcn_sim_target *t);
 int bcn_sim_write_sacct(struct bcn_sim *s);
 int bcn_sim_write_truth(struct bcn_sim *s);
 /* The sacct line of a job (ended or running) appended to out. */

@@ -70,69 +70,120 @@ static bool phase_ends(const struct bcn_sim *s, const struct bcn_sim_job *j)
 	return (r - j->input_len) % j->ckpt_every == 0;
 }
 
-static void node_lines(struct bcn_sim *s, const struct bcn_sim_job *j,
-		       uint64_t i)
+/* The operations node i of job j forwarded this tick, in order, to fn:
+ * an OPEN at the start of the phase, READ or WRITE requests of rpc_bytes
+ * (the node's share of what the OSTs served its job), a RELEASE at its
+ * end. */
+static void node_ops(struct bcn_sim *s, const struct bcn_sim_job *j,
+		     uint64_t i, bcn_sim_client_fn *fn, void *arg)
 {
-	uint64_t node = j->first + i, pid = pid_of(j);
-	struct bcn_buf *b = &s->lwfs[node];
-	uint64_t asked = bcn_sim_node_bytes(s, j, i), bytes, n, k, size;
+	uint64_t node = j->first + i;
+	uint64_t asked = bcn_sim_node_bytes(s, j, i), bytes, n, k, rpc;
 	int64_t ps = phase_start(s, j), t0 = s->epoch_ns +
 		     (int64_t)((double)s->tick * s->tick_s * 1e9);
 	int64_t span = (int64_t)(s->tick_s * 1e9);
-	uint64_t h = handle_of(j, node, ps), rpc = s->c.rpc_bytes;
-	const char *op = j->phase == BCN_SIM_P_WRITE ? "WRITE" : "READ";
-	int rc = 0;
+	struct bcn_sim_client_op op = {
+		.node = node, .job = j, .pid = pid_of(j),
+		.handle = handle_of(j, node, ps),
+		.write = j->phase == BCN_SIM_P_WRITE,
+	};
+	char path[BCN_SIM_FSNAME_MAX + 128];
+	int len;
 
+	rpc = s->c.rpc_bytes;
 	bytes = j->asked ? (uint64_t)((unsigned __int128)j->served * asked /
 				      j->asked) : 0;
 	if (s->tick == ps) {
 		s->lwfs_off[node] = 0;
-		rc = stamp(b, t0, pid);
-		if (!rc)
-			rc = bcn_buf_printf(b, "OPEN(\"/%s/%s/%s.%" PRIu64
-					    "/%s.%" PRIu64 "\", flags=0x%x) => "
-					    "0x%" PRIx64 "\n", s->c.fsname,
-					    j->user, j->name, j->id,
-					    j->phase == BCN_SIM_P_WRITE ?
-					    "ckpt" : "input",
-					    j->mode == BCN_SIM_N1 ? 0 : i,
-					    j->phase == BCN_SIM_P_WRITE ?
-					    0x241 : 0, h);
+		len = snprintf(path, sizeof(path), "/%s/%s/%s.%" PRIu64
+			       "/%s.%" PRIu64, s->c.fsname, j->user, j->name,
+			       j->id, op.write ? "ckpt" : "input",
+			       j->mode == BCN_SIM_N1 ? 0 : i);
+		op.kind = BCN_SIM_OP_OPEN;
+		op.t = t0;
+		op.path = path;
+		op.path_len = len > 0 && (size_t)len < sizeof(path) ?
+			      (size_t)len : 0;
+		fn(s, &op, arg);
+		op.path = NULL;
+		op.path_len = 0;
 	}
 	n = (bytes + rpc - 1) / rpc;
-	for (k = 0; !rc && k < n; k++) {
-		size = k + 1 < n ? rpc : bytes - (n - 1) * rpc;
-		rc = stamp(b, t0 + (int64_t)((double)span * ((double)k + 0.5) /
-					     (double)n), pid);
-		if (!rc)
-			rc = bcn_buf_printf(b, "%s(0x%" PRIx64 ", size=%" PRIu64
-					    ", offset=%" PRIu64 ")\n", op, h,
-					    size, s->lwfs_off[node]);
-		s->lwfs_off[node] += size;
+	op.kind = BCN_SIM_OP_DATA;
+	for (k = 0; k < n; k++) {
+		op.size = k + 1 < n ? rpc : bytes - (n - 1) * rpc;
+		op.offset = s->lwfs_off[node];
+		op.t = t0 + (int64_t)((double)span * ((double)k + 0.5) /
+				      (double)n);
+		fn(s, &op, arg);
+		s->lwfs_off[node] += op.size;
 	}
-	if (!rc && phase_ends(s, j)) {
-		rc = stamp(b, t0 + span - 1000, pid);
-		if (!rc)
-			rc = bcn_buf_printf(b, "RELEASE(0x%" PRIx64 ")\n", h);
+	if (phase_ends(s, j)) {
+		op.kind = BCN_SIM_OP_RELEASE;
+		op.t = t0 + span - 1000;
+		op.size = op.offset = 0;
+		fn(s, &op, arg);
+	}
+}
+
+/* The text sink: one LWFS log line per operation. */
+static void log_line(struct bcn_sim *s, const struct bcn_sim_client_op *op,
+		     void *arg)
+{
+	struct bcn_buf *b = &s->lwfs[op->node];
+	int rc = stamp(b, op->t, op->pid);
+
+	(void)arg;
+	if (rc)
+		return;
+	switch (op->kind) {
+	case BCN_SIM_OP_OPEN:
+		(void)bcn_buf_printf(b, "OPEN(\"%.*s\", flags=0x%x) => 0x%"
+				     PRIx64 "\n", (int)op->path_len, op->path,
+				     op->write ? 0x241 : 0, op->handle);
+		break;
+	case BCN_SIM_OP_DATA:
+		(void)bcn_buf_printf(b, "%s(0x%" PRIx64 ", size=%" PRIu64
+				     ", offset=%" PRIu64 ")\n",
+				     op->write ? "WRITE" : "READ", op->handle,
+				     op->size, op->offset);
+		break;
+	default:
+		(void)bcn_buf_printf(b, "RELEASE(0x%" PRIx64 ")\n",
+				     op->handle);
+		break;
+	}
+}
+
+void bcn_sim_client_ops(struct bcn_sim *s, uint64_t nodes,
+			bcn_sim_client_fn *fn, void *arg)
+{
+	uint64_t i;
+	size_t k;
+
+	for (k = 0; k < s->njobs; k++) {
+		const struct bcn_sim_job *j = &s->jobs[k];
+
+		if (j->state != BCN_SIM_RUNNING || j->first >= nodes ||
+		    (j->phase != BCN_SIM_P_READ && j->phase != BCN_SIM_P_WRITE))
+			continue;
+		for (i = 0; i < j->nodes && j->first + i < nodes; i++)
+			node_ops(s, j, i, fn, arg);
 	}
 }
 
 void bcn_sim_lwfs_lines(struct bcn_sim *s)
 {
 	uint64_t i;
-	size_t k;
 
+	if (s->client_fn) {
+		bcn_sim_client_ops(s, s->c.compute, s->client_fn,
+				   s->client_arg);
+		return;
+	}
 	if (!s->c.lwfs_nodes)
 		return;
-	for (k = 0; k < s->njobs; k++) {
-		const struct bcn_sim_job *j = &s->jobs[k];
-
-		if (j->state != BCN_SIM_RUNNING || j->first >= s->c.lwfs_nodes ||
-		    (j->phase != BCN_SIM_P_READ && j->phase != BCN_SIM_P_WRITE))
-			continue;
-		for (i = 0; i < j->nodes && j->first + i < s->c.lwfs_nodes; i++)
-			node_lines(s, j, i);
-	}
+	bcn_sim_client_ops(s, s->c.lwfs_nodes, log_line, NULL);
 	/* ticks an earlier run wrote: only the offsets were wanted */
 	if (s->tick < s->lines_from)
 		for (i = 0; i < s->c.lwfs_nodes; i++)

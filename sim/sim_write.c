@@ -26,8 +26,8 @@ static int64_t now_ns(const struct bcn_sim *s)
 	return s->epoch_ns + (int64_t)((double)s->tick * s->tick_s * 1e9);
 }
 
-/* Drops the jobs idle longer than the cleanup interval from t. */
-static void cleanup(const struct bcn_sim *s, struct bcn_sim_target *t)
+void bcn_sim_target_cleanup(const struct bcn_sim *s,
+			    struct bcn_sim_target *t)
 {
 	int64_t keep = (int64_t)((double)s->c.jobstats_cleanup_s / 1000.0 /
 				 s->tick_s);
@@ -65,7 +65,7 @@ static int write_ost(struct bcn_sim *s, size_t i)
 		rc = write_buf(dir, "stats", &s->scratch);
 	if (rc)
 		return rc;
-	cleanup(s, t);
+	bcn_sim_target_cleanup(s, t);
 	if (t->njobs && !(jobs = malloc(t->njobs * sizeof(*jobs))))
 		return -ENOMEM;
 	for (k = 0; k < t->njobs; k++)
@@ -92,7 +92,7 @@ static int write_mdt(struct bcn_sim *s, size_t i)
 		rc = write_buf(dir, "md_stats", &s->scratch);
 	if (rc)
 		return rc;
-	cleanup(s, t);
+	bcn_sim_target_cleanup(s, t);
 	if (t->njobs && !(jobs = malloc(t->njobs * sizeof(*jobs))))
 		return -ENOMEM;
 	for (k = 0; k < t->njobs; k++)

@@ -1,0 +1,678 @@
+/* beacon-sim's scale mode (scale.h): the collectors' records, built from
+ * the simulator's state after each tick and sent on one connection per
+ * collector. Collector k (compute nodes first, then forwarding nodes,
+ * OSS, MDS and switches, in index order) belongs to the process whose
+ * part K/N has k % N == K. */
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectors/client/fileid.h"
+#include "collectors/forwarder/fwdreq.h"
+#include "common/auth.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/sender.h"
+#include "common/shardmap.h"
+#include "compress/iorun.h"
+#include "sim/scale.h"
+#include "sim/sim_int.h"
+
+#define FWD_SAMPLES 4096                /* exact percentiles up to this
+					 * many requests per window */
+#define CLIENT_SLOTS 8                  /* as beacon-clientd's LWFS source */
+#define PATH_ARENA (64u << 20)
+#define CREC_MAX (1u << 24)             /* client runs in one tick */
+#define MTU_UNIT 4                      /* port data counters: 4 bytes */
+
+enum { K_CN, K_FWD, K_OSS, K_MDS, K_SW, K_MAX };
+static const struct { const char *prefix; int width; } kind_name[K_MAX] = {
+	{ "cn", 5 }, { "fwd", 3 }, { "oss", 3 }, { "mds", 2 }, { "sw", 2 },
+};
+
+/* One compute-node io run of this tick. */
+struct crec {
+	uint64_t node, job, pid;
+	struct bcn_iorun run;
+	size_t path;                    /* offset in paths, or SIZE_MAX */
+};
+
+struct bcn_sim_scale {
+	struct bcn_sim *s;
+	struct bcn_auth_key key;
+	struct bcn_sim_wire *w;
+	uint64_t part_k, part_n;
+	uint64_t first[K_MAX + 1];      /* first collector index per kind */
+	size_t nconns;
+	struct bcn_frame_builder b;
+	/* compute nodes */
+	struct bcn_iorun_ctx io;
+	uint64_t cur_node, cur_job, cur_pid;
+	bool cur_set;
+	char cur_path[BCN_SIM_FSNAME_MAX + 128];
+	size_t cur_path_len;
+	struct crec *crec;
+	size_t ncrec, crec_cap;
+	struct bcn_buf paths;
+	/* forwarding nodes: beacon-fwdd's windows, for the owned ones */
+	struct bcn_fwdreq *fwdq;
+	/* switches */
+	struct bcn_sim_port *pprev;
+	int64_t sw_last;
+	uint64_t build_errors;
+};
+
+static bool owned(const struct bcn_sim_scale *x, uint64_t k)
+{
+	return k % x->part_n == x->part_k;
+}
+
+static size_t slot(const struct bcn_sim_scale *x, uint64_t k)
+{
+	return (size_t)(k / x->part_n);
+}
+
+static int64_t tick_ns(const struct bcn_sim *s)
+{
+	return (int64_t)(s->tick_s * 1e9);
+}
+
+/* Start of the tick just simulated. */
+static int64_t tick_t(const struct bcn_sim *s)
+{
+	return s->epoch_ns + (int64_t)((double)(s->tick - 1) * s->tick_s *
+				       1e9);
+}
+
+static void submit(struct bcn_sim_scale *x, uint64_t k)
+{
+	int rc = bcn_sim_wire_submit(x->w, slot(x, k), &x->b);
+
+	if (rc) {
+		x->build_errors += bcn_frame_builder_count(&x->b);
+		bcn_frame_builder_free(&x->b);
+		(void)bcn_frame_builder_init(&x->b, &(struct bcn_frame_limits)
+					     BCN_FRAME_LIMITS_DEFAULT, 1);
+	}
+}
+
+static void add(struct bcn_sim_scale *x, uint64_t k, const struct bcn_record *r)
+{
+	int rc = bcn_frame_builder_add(&x->b, r);
+
+	if (rc == -BCN_EFULL) {
+		submit(x, k);
+		rc = bcn_frame_builder_add(&x->b, r);
+	}
+	if (rc)
+		x->build_errors++;
+}
+
+/* ---- compute nodes: what beacon-clientd's LWFS source sends ------------- */
+
+static void emit_run(void *arg, const struct bcn_iorun *run)
+{
+	struct bcn_sim_scale *x = arg;
+	struct crec *c;
+
+	if (x->ncrec == x->crec_cap) {
+		size_t cap = x->crec_cap ? x->crec_cap * 2 : 4096;
+		struct crec *n;
+
+		if (cap > CREC_MAX || !(n = realloc(x->crec, cap * sizeof(*n)))) {
+			x->build_errors++;
+			return;
+		}
+		x->crec = n;
+		x->crec_cap = cap;
+	}
+	c = &x->crec[x->ncrec++];
+	c->node = x->cur_node;
+	c->job = x->cur_job;
+	c->pid = x->cur_pid;
+	c->run = *run;
+	c->path = SIZE_MAX;
+	if (run->op == BCN_IO_OPEN && x->paths.len + x->cur_path_len + 1 <=
+	    PATH_ARENA) {
+		c->path = x->paths.len;
+		if (bcn_buf_add(&x->paths, x->cur_path, x->cur_path_len) ||
+		    bcn_buf_add(&x->paths, "", 1))
+			c->path = SIZE_MAX;
+	}
+}
+
+static void client_op(struct bcn_sim *s, const struct bcn_sim_client_op *op,
+		      void *arg)
+{
+	struct bcn_sim_scale *x = arg;
+	struct bcn_ioop io = { .fd = (int64_t)op->handle, .start = op->t,
+			       .end = op->t };
+
+	if (!owned(x, x->first[K_CN] + op->node))
+		return;
+	if (!x->cur_set || op->node != x->cur_node ||
+	    op->job->id != x->cur_job) {
+		bcn_iorun_flush(&x->io);
+		x->cur_node = op->node;
+		x->cur_job = op->job->id;
+		x->cur_pid = op->pid;
+		x->cur_set = true;
+	}
+	switch (op->kind) {
+	case BCN_SIM_OP_OPEN:
+		memcpy(x->cur_path, op->path, op->path_len);
+		x->cur_path_len = op->path_len;
+		io.op = BCN_IO_OPEN;
+		io.file = bcn_file_id(op->path, op->path_len);
+		break;
+	case BCN_SIM_OP_DATA:
+		io.op = op->write ? BCN_IO_WRITE : BCN_IO_READ;
+		io.offset = op->offset;
+		io.size = op->size;
+		break;
+	default:
+		io.op = BCN_IO_CLOSE;
+		break;
+	}
+	if (op->kind != BCN_SIM_OP_OPEN)
+		io.file = bcn_file_id(x->cur_path, x->cur_path_len);
+	(void)s;
+	bcn_iorun_add(&x->io, &io);
+	if (op->kind == BCN_SIM_OP_RELEASE)
+		bcn_iorun_close_fd(&x->io, io.fd);
+}
+
+static int by_node(const void *a, const void *b)
+{
+	const struct crec *p = a, *q = b;
+
+	if (p->node != q->node)
+		return p->node < q->node ? -1 : 1;
+	return p < q ? -1 : p > q;
+}
+
+static void send_clients(struct bcn_sim_scale *x)
+{
+	struct bcn_record r;
+	size_t i;
+
+	bcn_iorun_flush(&x->io);
+	x->cur_set = false;
+	/* qsort is not stable: order by node, then by position */
+	qsort(x->crec, x->ncrec, sizeof(*x->crec), by_node);
+	for (i = 0; i < x->ncrec; i++) {
+		const struct crec *c = &x->crec[i];
+
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = c->run.first;
+		r.dur = c->run.last > c->run.first ?
+			c->run.last - c->run.first : 0;
+		r.job = c->job;
+		r.u.io.step = 0;
+		r.u.io.rank = 0;
+		r.u.io.pid = c->pid;
+		r.u.io.op = c->run.op;
+		r.u.io.fd = c->run.fd;
+		r.u.io.file = c->run.file;
+		if (c->path != SIZE_MAX)
+			r.u.io.path = (const char *)x->paths.data + c->path;
+		r.u.io.offset = c->run.offset;
+		r.u.io.size = c->run.size;
+		r.u.io.count = c->run.count;
+		r.u.io.stride = c->run.stride;
+		r.u.io.busy = c->run.busy;
+		add(x, x->first[K_CN] + c->node, &r);
+		if (i + 1 == x->ncrec || x->crec[i + 1].node != c->node)
+			submit(x, x->first[K_CN] + c->node);
+	}
+	x->ncrec = 0;
+	bcn_buf_reset(&x->paths);
+}
+
+/* ---- forwarding nodes: beacon-fwdd's request windows -------------------- */
+
+static void send_fwd(struct bcn_sim_scale *x)
+{
+	struct bcn_sim *s = x->s;
+	struct bcn_record recs[BCN_FWD_CLASS_MAX];
+	struct bcn_follow_pos pos = { .lineno = 2 };
+	uint64_t f, k;
+	size_t n, i, at, end;
+
+	for (f = 0; f < s->nfwd; f++) {
+		struct bcn_buf *l = &s->fwd[f].lines;
+
+		k = x->first[K_FWD] + f;
+		if (owned(x, k)) {
+			struct bcn_fwdreq *q = &x->fwdq[f];
+
+			for (at = 0; at < l->len; at = end + 1) {
+				const char *p = (const char *)l->data + at;
+				const char *nl = memchr(p, '\n', l->len - at);
+
+				end = nl ? (size_t)(nl - (const char *)l->data) :
+				      l->len;
+				(void)bcn_fwdreq_line(q, p, end - at, &pos);
+			}
+			q->saw_file = true;
+			bcn_fwdreq_finish(q, tick_t(s), tick_ns(s), recs, &n);
+			for (i = 0; i < n; i++) {
+				recs[i].t = tick_t(s);
+				recs[i].dur = tick_ns(s);
+				add(x, k, &recs[i]);
+			}
+			submit(x, k);
+		}
+		bcn_buf_reset(l);
+	}
+}
+
+/* ---- OSS and MDS: beacon-ostd's and beacon-mdsd's deltas -------------- */
+
+static bool ost_delta(const struct bcn_sim_ost_ctr *o,
+		      const struct bcn_sim_ost_ctr *p, struct bcn_record *r)
+{
+	bool any = false;
+	unsigned i;
+
+	for (i = 0; i < BCN_OST_OP_MAX; i++) {
+		r->u.ost.ops[i] = o->ops[i] - p->ops[i];
+		any |= r->u.ost.ops[i] != 0;
+	}
+	r->u.ost.read_bytes = o->read_bytes - p->read_bytes;
+	r->u.ost.write_bytes = o->write_bytes - p->write_bytes;
+	return any || r->u.ost.read_bytes || r->u.ost.write_bytes;
+}
+
+static void send_ost(struct bcn_sim_scale *x, uint64_t i, uint64_t k)
+{
+	struct bcn_sim *s = x->s;
+	struct bcn_sim_target *t = &s->ost[i];
+	char name[BCN_SIM_FSNAME_MAX + 16];
+	struct bcn_record r;
+	size_t j;
+
+	snprintf(name, sizeof(name), "%s-OST%04" PRIx64, s->c.fsname, i);
+	bcn_record_init(&r, BCN_REC_OST);
+	r.t = tick_t(s);
+	r.dur = tick_ns(s);
+	r.u.ost.target = name;
+	r.u.ost.client = "";
+	r.u.ost.jobid = "";
+	if (ost_delta(&t->o, &t->po, &r))
+		add(x, k, &r);
+	t->po = t->o;
+	for (j = 0; j < t->njobs; j++) {
+		struct bcn_sim_jctr *jc = &t->jobs[j];
+
+		r.job = jc->job;
+		r.u.ost.jobid = jc->o.jobid;
+		if (ost_delta(&jc->o, &jc->po, &r))
+			add(x, k, &r);
+		jc->po = jc->o;
+	}
+}
+
+static void send_mdt(struct bcn_sim_scale *x, uint64_t i, uint64_t k)
+{
+	struct bcn_sim *s = x->s;
+	struct bcn_sim_target *t = &s->mdt[i];
+	char name[BCN_SIM_FSNAME_MAX + 16];
+	struct bcn_record r;
+	size_t j;
+	bool any;
+	unsigned o;
+
+	snprintf(name, sizeof(name), "%s-MDT%04" PRIx64, s->c.fsname, i);
+	bcn_record_init(&r, BCN_REC_MDS);
+	r.t = tick_t(s);
+	r.dur = tick_ns(s);
+	r.u.mds.target = name;
+	r.u.mds.client = "";
+	r.u.mds.jobid = "";
+	for (j = 0; j <= t->njobs; j++) {
+		struct bcn_sim_mdt_ctr *m = j ? &t->jobs[j - 1].m : &t->m;
+		struct bcn_sim_mdt_ctr *p = j ? &t->jobs[j - 1].pm : &t->pm;
+
+		if (j) {
+			r.job = t->jobs[j - 1].job;
+			r.u.mds.jobid = m->jobid;
+		}
+		for (o = 0, any = false; o < BCN_MD_OP_MAX; o++) {
+			r.u.mds.ops[o] = m->ops[o] - p->ops[o];
+			any |= r.u.mds.ops[o] != 0;
+		}
+		if (any)
+			add(x, k, &r);
+		*p = *m;
+	}
+}
+
+static void send_servers(struct bcn_sim_scale *x)
+{
+	struct bcn_sim *s = x->s;
+	uint64_t o, i, k;
+
+	for (o = 0; o < s->c.oss; o++) {
+		k = x->first[K_OSS] + o;
+		for (i = o * s->c.osts_per_oss;
+		     owned(x, k) && i < (o + 1) * s->c.osts_per_oss; i++)
+			send_ost(x, i, k);
+		if (owned(x, k))
+			submit(x, k);
+	}
+	for (i = 0; i < s->nmdt; i++) {
+		k = x->first[K_MDS] + i;
+		if (owned(x, k)) {
+			send_mdt(x, i, k);
+			submit(x, k);
+		}
+	}
+	for (i = 0; i < s->nost; i++)
+		bcn_sim_target_cleanup(s, &s->ost[i]);
+	for (i = 0; i < s->nmdt; i++)
+		bcn_sim_target_cleanup(s, &s->mdt[i]);
+}
+
+/* ---- switches: beacon-swd's port deltas -------------------------------- */
+
+static void send_switches(struct bcn_sim_scale *x)
+{
+	struct bcn_sim *s = x->s;
+	uint64_t per, sw, p, k;
+	int64_t now = tick_t(s) + tick_ns(s);
+	char name[32];
+	struct bcn_record r;
+
+	if (!s->c.switches || s->tick % (int64_t)s->c.switch_every)
+		return;
+	per = (s->c.compute + s->c.switches - 1) / s->c.switches;
+	for (sw = 0; sw < s->c.switches; sw++) {
+		k = x->first[K_SW] + sw;
+		if (!owned(x, k))
+			continue;
+		snprintf(name, sizeof(name), "sw%02" PRIu64, sw + 1);
+		for (p = 0; p <= per; p++) {
+			struct bcn_sim_port *c = &s->ports[sw * (per + 1) + p];
+			struct bcn_sim_port *o = &x->pprev[sw * (per + 1) + p];
+
+			bcn_record_init(&r, BCN_REC_PORT);
+			r.t = x->sw_last;
+			r.dur = now - x->sw_last;
+			r.u.port.sw = name;
+			r.u.port.port = p + 1;
+			r.u.port.xmit_bytes = (c->xmit_bytes / MTU_UNIT -
+					       o->xmit_bytes / MTU_UNIT) *
+					      MTU_UNIT;
+			r.u.port.rcv_bytes = (c->rcv_bytes / MTU_UNIT -
+					      o->rcv_bytes / MTU_UNIT) *
+					     MTU_UNIT;
+			r.u.port.xmit_pkts = c->xmit_pkts - o->xmit_pkts;
+			r.u.port.rcv_pkts = c->rcv_pkts - o->rcv_pkts;
+			*o = *c;
+			add(x, k, &r);
+		}
+		submit(x, k);
+	}
+	x->sw_last = now;
+}
+
+int bcn_sim_scale_send(struct bcn_sim_scale *x)
+{
+	send_clients(x);
+	send_fwd(x);
+	send_servers(x);
+	send_switches(x);
+	return 0;
+}
+
+/* ---- set-up ------------------------------------------------------------- */
+
+static int parse_part(const char *p, uint64_t *k, uint64_t *n)
+{
+	unsigned long long a, b;
+	int used = 0;
+
+	if (sscanf(p, "%llu/%llu%n", &a, &b, &used) != 2 || p[used] ||
+	    b < 1 || a >= b || b > 4096)
+		return -EINVAL;
+	*k = a;
+	*n = b;
+	return 0;
+}
+
+/* The address of endpoint "host:port" or of a shard's primary. */
+static int resolve(const struct bcn_shard_endpoint *ep,
+		   struct sockaddr_storage *sa, socklen_t *len)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai;
+	char port[8];
+	int rc;
+
+	snprintf(port, sizeof(port), "%u", (unsigned)ep->port);
+	rc = getaddrinfo(ep->host, port, &hints, &ai);
+	if (rc)
+		return -EHOSTUNREACH;
+	memcpy(sa, ai->ai_addr, ai->ai_addrlen);
+	*len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+/* The endpoints: each shard's primary, or the server list. */
+struct eps {
+	struct sockaddr_storage sa[BCN_SIM_SERVERS_MAX];
+	socklen_t len[BCN_SIM_SERVERS_MAX];
+	size_t n;
+	struct bcn_shardmap *map;
+	int shard_ep[BCN_SIM_SERVERS_MAX];      /* shard index -> sa */
+};
+
+static int add_conns(struct bcn_sim_scale *x, struct eps *e, char *err,
+		     size_t errlen)
+{
+	uint64_t k, base = bcn_sender_seq_origin(), idx;
+	char node[32];
+	size_t a;
+	int kind = 0, rc;
+
+	for (k = x->part_k; k < x->first[K_MAX]; k += x->part_n) {
+		while (k >= x->first[kind + 1])
+			kind++;
+		idx = k - x->first[kind] + 1;
+		snprintf(node, sizeof(node), "%s%0*" PRIu64,
+			 kind_name[kind].prefix, kind_name[kind].width, idx);
+		if (e->map) {
+			const struct bcn_shard *sh =
+				bcn_shardmap_lookup(e->map, node);
+
+			if (!sh || sh->index >= BCN_SIM_SERVERS_MAX ||
+			    e->shard_ep[sh->index] < 0) {
+				snprintf(err, errlen, "%s: no log server in "
+					 "the shard map", node);
+				return -EINVAL;
+			}
+			a = (size_t)e->shard_ep[sh->index];
+		} else {
+			a = (size_t)(k % e->n);
+		}
+		rc = bcn_sim_wire_add(x->w, slot(x, k), node,
+				      (const struct sockaddr *)&e->sa[a],
+				      e->len[a], base);
+		if (rc) {
+			snprintf(err, errlen, "%s: %s", node, bcn_strerror(rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static int load_eps(const struct bcn_sim_conf *c, struct eps *e, char *err,
+		    size_t errlen)
+{
+	struct bcn_shard_endpoint ep;
+	size_t i, n;
+	int rc;
+
+	memset(e->shard_ep, -1, sizeof(e->shard_ep));
+	if (c->shardmap[0]) {
+		rc = bcn_shardmap_load(c->shardmap, &e->map, err, errlen);
+		if (rc)
+			return rc;
+		n = bcn_shardmap_count(e->map) + 1;
+		for (i = 0; i < n && i < BCN_SIM_SERVERS_MAX; i++) {
+			const struct bcn_shard *sh = i + 1 < n ?
+				bcn_shardmap_get(e->map, i) :
+				bcn_shardmap_default(e->map);
+
+			if (!sh || !sh->primary.port)
+				continue;
+			if (resolve(&sh->primary, &e->sa[e->n], &e->len[e->n])) {
+				snprintf(err, errlen, "%s: cannot resolve",
+					 sh->primary.host);
+				return -EHOSTUNREACH;
+			}
+			e->shard_ep[sh->index] = (int)e->n++;
+		}
+		return 0;
+	}
+	for (i = 0; i < c->nservers; i++) {
+		rc = bcn_sender_endpoint_parse(c->servers[i],
+					       strlen(c->servers[i]), &ep);
+		if (!rc)
+			rc = resolve(&ep, &e->sa[e->n], &e->len[e->n]);
+		if (rc) {
+			snprintf(err, errlen, "server %s: %s", c->servers[i],
+				 bcn_strerror(rc));
+			return rc;
+		}
+		e->n++;
+	}
+	if (!e->n) {
+		snprintf(err, errlen, "scale mode needs a shard map or a "
+			 "server");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int setup(struct bcn_sim_scale *x, char *err, size_t errlen)
+{
+	const struct bcn_sim_conf *c = &x->s->c;
+	struct bcn_sim_wire_conf wc = {
+		.key = &x->key, .window = c->send_window,
+		.queue_bytes = c->send_buffer, .backoff_min_ms = 200,
+		.backoff_max_ms = 30000, .ack_timeout_ms = 30000,
+	};
+	uint64_t f, per;
+	struct eps *e = calloc(1, sizeof(*e));
+	int rc;
+
+	if (!e)
+		return -ENOMEM;
+	rc = load_eps(c, e, err, errlen);
+	if (!rc)
+		rc = bcn_sim_wire_new(&wc, x->nconns, &x->w);
+	if (!rc)
+		rc = add_conns(x, e, err, errlen);
+	bcn_shardmap_free(e->map);
+	free(e);
+	if (rc)
+		return rc;
+	x->fwdq = calloc(x->s->nfwd + 1, sizeof(*x->fwdq));
+	if (!x->fwdq)
+		return -ENOMEM;
+	for (f = 0; f < x->s->nfwd; f++)
+		if (owned(x, x->first[K_FWD] + f) &&
+		    (rc = bcn_fwdreq_init(&x->fwdq[f], NULL, FWD_SAMPLES)))
+			return rc;
+	per = c->switches ? (c->compute + c->switches - 1) / c->switches : 0;
+	x->pprev = calloc(c->switches * (per + 1) + 1, sizeof(*x->pprev));
+	if (!x->pprev)
+		return -ENOMEM;
+	return 0;
+}
+
+int bcn_sim_scale_new(struct bcn_sim *s, struct bcn_sim_scale **out,
+		      char *err, size_t errlen)
+{
+	static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_sim_scale *x = calloc(1, sizeof(*x));
+	const uint64_t counts[K_MAX] = { s->c.compute, s->nfwd, s->c.oss,
+					 s->nmdt, s->c.switches };
+	int rc, kind;
+
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
+	x->s = s;
+	rc = parse_part(s->c.part, &x->part_k, &x->part_n);
+	if (rc) {
+		snprintf(err, errlen, "part: \"%s\" is not K/N with K < N <= "
+			 "4096", s->c.part);
+		goto out;
+	}
+	for (kind = 0; kind < K_MAX; kind++)
+		x->first[kind + 1] = x->first[kind] + counts[kind];
+	x->nconns = (size_t)((x->first[K_MAX] + x->part_n - 1 - x->part_k) /
+			     x->part_n);
+	rc = bcn_auth_key_load(s->c.key_file, &x->key, err, errlen);
+	if (rc)
+		goto out;
+	bcn_buf_init(&x->paths, PATH_ARENA);
+	bcn_iorun_init(&x->io, BCN_IORUN_STRIDED, CLIENT_SLOTS, 0, emit_run, x);
+	rc = bcn_frame_builder_init(&x->b, &lim, 1);
+	if (!rc)
+		rc = setup(x, err, errlen);
+	if (rc)
+		goto out;
+	x->sw_last = s->epoch_ns + (int64_t)((double)s->tick * s->tick_s * 1e9);
+	s->client_fn = client_op;
+	s->client_arg = x;
+	*out = x;
+	return 0;
+out:
+	bcn_sim_scale_free(x);
+	return rc;
+}
+
+void bcn_sim_scale_free(struct bcn_sim_scale *x)
+{
+	uint64_t f;
+
+	if (!x)
+		return;
+	if (x->s->client_arg == x) {
+		x->s->client_fn = NULL;
+		x->s->client_arg = NULL;
+	}
+	for (f = 0; x->fwdq && f < x->s->nfwd; f++)
+		if (owned(x, x->first[K_FWD] + f))
+			bcn_fwdreq_free(&x->fwdq[f]);
+	free(x->fwdq);
+	free(x->pprev);
+	free(x->crec);
+	bcn_buf_free(&x->paths);
+	bcn_frame_builder_free(&x->b);
+	bcn_sim_wire_free(x->w);
+	bcn_auth_key_wipe(&x->key);
+	free(x);
+}
+
+struct bcn_sim_wire *bcn_sim_scale_wire(struct bcn_sim_scale *x)
+{
+	return x->w;
+}
+
+size_t bcn_sim_scale_collectors(const struct bcn_sim_scale *x)
+{
+	return x->nconns;
+}
+
+uint64_t bcn_sim_scale_build_errors(const struct bcn_sim_scale *x)
+{
+	return x->build_errors;
+}
