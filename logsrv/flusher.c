@@ -4,7 +4,8 @@
  * backoff and Redis absorbs the backlog. Records are appended with their
  * identity (node, sequence, position), so a batch that is appended twice
  * (after a crash between the store's confirmation and the trim) is stored
- * once. Exactly one flusher may serve a queue. */
+ * once. Exactly one flusher may serve a queue. Each moved batch adds the
+ * ingest lag of its records to the statistics. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "common/frame.h"
 #include "common/log.h"
@@ -37,6 +39,7 @@ struct bcn_flusher {
 	struct bcn_record *recs;
 	struct bcn_store_item *items;
 	int64_t backoff_ms;
+	struct bcn_lagdist lag;         /* of the round's stored records */
 	struct bcn_complain redis_complaint, store_complaint, round_complaint;
 };
 
@@ -185,6 +188,33 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 	return rc;
 }
 
+/* Adds the ingest lag of recs[0..n), which the store has just confirmed,
+ * to the round's distribution. Job records are left out: their time is
+ * the batch system's, not a sample's. */
+static void account_lag(struct bcn_flusher *f, const struct bcn_record *recs,
+			size_t n)
+{
+	int64_t now = bcn_real_ns();
+
+	for (size_t i = 0; i < n; i++)
+		if (recs[i].type != BCN_REC_JOB)
+			bcn_lagdist_add(&f->lag, bcn_lag_ms(now, recs[i].t, recs[i].dur));
+}
+
+/* Hands the round's lag to the server's statistics, once its frames have
+ * left the queue (a batch stored again after a failed trim counts once). */
+static void publish_lag(struct bcn_flusher *f)
+{
+	struct bcn_logsrv_lag *l = &f->st->lag;
+
+	if (!f->lag.count)
+		return;
+	pthread_mutex_lock(&l->lock);
+	bcn_lagdist_merge(&l->interval, &f->lag);
+	bcn_lagdist_merge(&l->total, &f->lag);
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* Appends one oversized frame in slices of BATCH_RECORDS_MAX records. */
 static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 {
@@ -202,6 +232,8 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 		}
 		if (nr == BATCH_RECORDS_MAX || (more != 1 && nr)) {
 			rc = bcn_store_append(f->store, f->items, nr);
+			if (!rc)
+				account_lag(f, f->recs, nr);
 			nr = 0;
 		}
 	} while (more == 1 && rc == 0);
@@ -225,11 +257,15 @@ static int flush_round(struct bcn_flusher *f)
 		freeReplyObject(r);
 		return 0;
 	}
+	bcn_lagdist_reset(&f->lag);
 	rc = decode_batch(f, r, &used, &nrec);
-	if (rc == 1)
+	if (rc == 1) {
 		rc = flush_big(f, &f->frames[0]);
-	else if (rc == 0 && nrec)
+	} else if (rc == 0 && nrec) {
 		rc = bcn_store_append(f->store, f->items, nrec);
+		if (!rc)
+			account_lag(f, f->recs, nrec);
+	}
 	freeReplyObject(r);
 	if (rc) {
 		f->st->store_errors++;
@@ -249,6 +285,7 @@ static int flush_round(struct bcn_flusher *f)
 	freeReplyObject(t);
 	f->st->flushed_frames += used;
 	f->st->flushed_records += nrec;
+	publish_lag(f);
 	return (int)used;
 }
 

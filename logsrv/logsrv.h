@@ -7,12 +7,14 @@
 #define BCN_LOGSRV_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "common/config.h"
+#include "common/lagdist.h"
 #include "store/store_config.h"
 
 #define BCN_LOGSRV_ADDR_MAX 280
@@ -51,7 +53,17 @@ struct bcn_logsrv_config {
 /* The declarative configuration table of beacon-logsrv. */
 extern const struct bcn_config_opt bcn_logsrv_options[];
 
-/* Counters, updated by the server and flusher threads. */
+/* Ingest lag (docs/logsrv.md): from the end of a record's interval to
+ * the store's confirmation of its batch, in ms. The flusher adds every
+ * stored batch to both distributions; the server reads them and empties
+ * the interval's at every stats_interval. Guarded by lock. */
+struct bcn_logsrv_lag {
+	pthread_mutex_t lock;
+	struct bcn_lagdist interval, total;
+};
+
+/* Counters, updated by the server and flusher threads. lag is set up by
+ * bcn_logsrv_run. */
 struct bcn_logsrv_stats {
 	_Atomic uint64_t conns_accepted, conns_refused, conns_open;
 	_Atomic uint64_t auth_failures;
@@ -63,6 +75,7 @@ struct bcn_logsrv_stats {
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
 	_Atomic uint64_t dead_letters;
 	_Atomic int64_t backlog;                /* frames in Redis, -1 unknown */
+	struct bcn_logsrv_lag lag;
 };
 
 /* Runs the server until *stop becomes non-zero (set it from a signal
@@ -75,6 +88,7 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 #define BCN_LOGSRV_QUEUE_KEY "%s:queue"         /* list of frames */
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
 #define BCN_LOGSRV_SEEN_KEY "%s:seen:%s"        /* zset of seqs per node */
+#define BCN_LOGSRV_STATS_KEY "%s:stats"         /* hash of the statistics */
 
 /* The Lua script that makes a frame durable: KEYS[1] the node's dedup
  * set, KEYS[2] the queue; ARGV[1] the sequence number, ARGV[2] the frame,

@@ -415,6 +415,27 @@ void bcn_redisq_flush(struct bcn_srv *s)
 	}
 }
 
+static void on_side_reply(redisAsyncContext *ac, void *reply, void *priv)
+{
+	struct bcn_srv *s = ac->data;
+	redisReply *r = reply;
+
+	if (r && r->type == REDIS_REPLY_ERROR) {
+		s->st->redis_errors++;
+		BCN_WARN("Redis: %s: %s", (const char *)priv, r->str);
+	}
+}
+
+void bcn_redisq_command(struct bcn_srv *s, int argc, const char **argv,
+			const char *what)
+{
+	if (!s->rc || !s->redis_ready)
+		return;
+	if (redisAsyncCommandArgv(s->rc, on_side_reply, (void *)what, argc, argv,
+				  NULL) != REDIS_OK)
+		BCN_WARN("Redis: cannot send the %s", what);
+}
+
 int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
 		      uint64_t seq, const uint8_t *frame, size_t len)
 {

@@ -1,7 +1,8 @@
 /* The log server's event loop: listener, collector connections, the
  * handshake, frame validation, acknowledgements, backpressure, timers and
  * the orderly drain at shutdown. Redis is driven by redisq.c from the same
- * loop; the flusher runs in its own thread (flusher.c). */
+ * loop; the flusher runs in its own thread (flusher.c). Statistics are
+ * logged and written to Redis every stats_interval. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,8 @@
 #define HANDSHAKE_BODY_MAX 4096
 #define SHRINK_ABOVE (256u << 10)
 #define DRAIN_MS 10000
+#define STATS_MAX 24                    /* fields in one publication */
+#define STATS_LINE_MAX 1024
 
 static int ep_set(struct bcn_srv *s, int fd, void *ptr, uint32_t ev, int op)
 {
@@ -436,19 +439,96 @@ static void check_timeouts(struct bcn_srv *s)
 	}
 }
 
-static void publish_stats(struct bcn_srv *s)
-{
-	const struct bcn_logsrv_stats *t = s->st;
+/* One statistic, as logged and written to Redis (docs/logsrv.md). */
+struct stat_field {
+	const char *name;
+	int64_t v;
+};
 
-	BCN_INFO("stats: conns=%" PRIu64 " frames_in=%" PRIu64 " records_in=%" PRIu64
-		 " stored=%" PRIu64 " dup=%" PRIu64 " rejected=%" PRIu64 " bad=%" PRIu64
-		 " pending=%" PRIu64 " backlog=%" PRId64 " flushed=%" PRIu64
-		 " store_errors=%" PRIu64, (uint64_t)t->conns_open,
-		 (uint64_t)t->frames_in, (uint64_t)t->records_in,
-		 (uint64_t)t->frames_stored, (uint64_t)t->frames_duplicate,
-		 (uint64_t)t->frames_rejected, (uint64_t)t->frames_bad,
-		 (uint64_t)t->pending_frames, (int64_t)t->backlog,
-		 (uint64_t)t->flushed_records, (uint64_t)t->store_errors);
+static void put_u64(struct stat_field *f, size_t *n, const char *name, uint64_t v)
+{
+	f[(*n)++] = (struct stat_field){ name, v > INT64_MAX ? INT64_MAX : (int64_t)v };
+}
+
+/* The ingest lag of the interval, which is emptied, and of the run. */
+static size_t lag_fields(struct bcn_logsrv_lag *l, struct stat_field *f)
+{
+	const struct bcn_lagdist *i = &l->interval, *t = &l->total;
+	size_t n = 0;
+
+	pthread_mutex_lock(&l->lock);
+	put_u64(f, &n, "lag_count", i->count);
+	put_u64(f, &n, "lag_p50_ms", bcn_lagdist_quantile(i, 0.5));
+	put_u64(f, &n, "lag_p99_ms", bcn_lagdist_quantile(i, 0.99));
+	put_u64(f, &n, "lag_max_ms", i->max_ms);
+	put_u64(f, &n, "lag_total_count", t->count);
+	put_u64(f, &n, "lag_total_p50_ms", bcn_lagdist_quantile(t, 0.5));
+	put_u64(f, &n, "lag_total_p99_ms", bcn_lagdist_quantile(t, 0.99));
+	put_u64(f, &n, "lag_total_max_ms", t->max_ms);
+	bcn_lagdist_reset(&l->interval);
+	pthread_mutex_unlock(&l->lock);
+	return n;
+}
+
+static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
+{
+	struct bcn_logsrv_stats *t = s->st;
+	size_t n = 0;
+
+	f[n++] = (struct stat_field){ "conns", (int64_t)t->conns_open };
+	f[n++] = (struct stat_field){ "frames_in", (int64_t)t->frames_in };
+	f[n++] = (struct stat_field){ "records_in", (int64_t)t->records_in };
+	f[n++] = (struct stat_field){ "stored", (int64_t)t->frames_stored };
+	f[n++] = (struct stat_field){ "dup", (int64_t)t->frames_duplicate };
+	f[n++] = (struct stat_field){ "rejected", (int64_t)t->frames_rejected };
+	f[n++] = (struct stat_field){ "bad", (int64_t)t->frames_bad };
+	f[n++] = (struct stat_field){ "pending", (int64_t)t->pending_frames };
+	f[n++] = (struct stat_field){ "backlog", t->backlog };
+	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
+	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
+	return n + lag_fields(&t->lag, f + n);
+}
+
+/* HSET <prefix>:stats with the fields and the time (epoch seconds). */
+static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t n)
+{
+	const char *argv[2 + 2 * (STATS_MAX + 1)];
+	char vals[STATS_MAX + 1][24], key[BCN_LOGSRV_PREFIX_MAX + 16];
+	int k = 0;
+
+	snprintf(key, sizeof(key), BCN_LOGSRV_STATS_KEY, s->cfg->redis_prefix);
+	argv[k++] = "HSET";
+	argv[k++] = key;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(vals[i], sizeof(vals[i]), "%" PRId64, f[i].v);
+		argv[k++] = f[i].name;
+		argv[k++] = vals[i];
+	}
+	snprintf(vals[n], sizeof(vals[n]), "%" PRId64, bcn_real_ns() / 1000000000);
+	argv[k++] = "time";
+	argv[k++] = vals[n];
+	bcn_redisq_command(s, k, argv, "statistics");
+}
+
+/* Logs the counters and the ingest lag on one line and writes them to
+ * Redis; final is the last publication, at shutdown. */
+static void publish_stats(struct bcn_srv *s, bool final)
+{
+	struct stat_field f[STATS_MAX];
+	char line[STATS_LINE_MAX];
+	size_t n = collect_stats(s, f), len = 0;
+
+	for (size_t i = 0; i < n && len < sizeof(line); i++) {
+		int w = snprintf(line + len, sizeof(line) - len, "%s%s=%" PRId64,
+				 i ? " " : "", f[i].name, f[i].v);
+
+		len += w > 0 ? (size_t)w : 0;
+	}
+	if (final)
+		BCN_NOTICE("stats (final): %s", line);
+	else
+		BCN_INFO("stats: %s", line);
+	stats_to_redis(s, f, n);
 }
 
 static void on_tick(struct bcn_srv *s, int64_t *last_slow)
@@ -464,7 +544,7 @@ static void on_tick(struct bcn_srv *s, int64_t *last_slow)
 	}
 	if (s->now_ms - s->last_stats_ms >= s->cfg->stats_interval_ms) {
 		s->last_stats_ms = s->now_ms;
-		publish_stats(s);
+		publish_stats(s, false);
 	}
 }
 
@@ -575,6 +655,9 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 	int rc;
 
 	memset(&s, 0, sizeof(s));
+	pthread_mutex_init(&stats->lag.lock, NULL);
+	bcn_lagdist_reset(&stats->lag.interval);
+	bcn_lagdist_reset(&stats->lag.total);
 	s.cfg = cfg;
 	s.st = stats;
 	s.lfd = s.tfd = s.ep = -1;
@@ -614,10 +697,15 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 		   cfg->flusher ? (cfg->store.cfg.backend == BCN_STORE_SQLITE ?
 				   cfg->store.cfg.dir : cfg->store.cfg.url) : "(flusher off)");
 	rc = loop(&s, stop);
-	publish_stats(&s);
+	if (fl)
+		bcn_flusher_stop(fl);  /* its last batch counts in the final stats */
+	fl = NULL;
+	publish_stats(&s, true);
+	bcn_redisq_event(&s, EPOLLOUT);        /* send them before closing */
 out:
 	if (fl)
 		bcn_flusher_stop(fl);
 	teardown(&s);
+	pthread_mutex_destroy(&stats->lag.lock);
 	return rc;
 }

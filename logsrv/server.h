@@ -113,6 +113,12 @@ int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
 /* Sends the frames not yet sent to Redis, in batches. */
 void bcn_redisq_flush(struct bcn_srv *s);
 
+/* Sends a command (argc strings) whose reply matters only when it is an
+ * error, which is logged with what and counted in redis_errors; nothing is
+ * sent while Redis is not ready. For the statistics. */
+void bcn_redisq_command(struct bcn_srv *s, int argc, const char **argv,
+			const char *what);
+
 /* server.c, for redisq.c */
 struct bcn_conn *bcn_srv_conn(struct bcn_srv *s, int fd, uint64_t id);
 void bcn_srv_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,

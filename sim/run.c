@@ -165,7 +165,7 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 			late++;
 		bcn_sim_tick(s);
 		rc = bcn_sim_scale_send(x);
-		if (!rc)
+		if (!rc && bcn_sim_scale_writes_jobs(x))
 			rc = bcn_sim_write_jobs(s);
 		if (bcn_sim_wire_now() - reported >= REPORT_NS) {
 			report(x, s, late, "progress");

@@ -390,6 +390,8 @@ static void send_switches(struct bcn_sim_scale *x)
 	if (!s->c.switches || s->tick % (int64_t)s->c.switch_every)
 		return;
 	per = (s->c.compute + s->c.switches - 1) / s->c.switches;
+	if (x->sw_last < 0)
+		x->sw_last = s->epoch_ns;       /* counters start at tick 0 */
 	for (sw = 0; sw < s->c.switches; sw++) {
 		k = x->first[K_SW] + sw;
 		if (!owned(x, k))
@@ -629,7 +631,7 @@ int bcn_sim_scale_new(struct bcn_sim *s, struct bcn_sim_scale **out,
 		rc = setup(x, err, errlen);
 	if (rc)
 		goto out;
-	x->sw_last = s->epoch_ns + (int64_t)((double)s->tick * s->tick_s * 1e9);
+	x->sw_last = -1;
 	s->client_fn = client_op;
 	s->client_arg = x;
 	*out = x;
@@ -665,6 +667,11 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x)
 struct bcn_sim_wire *bcn_sim_scale_wire(struct bcn_sim_scale *x)
 {
 	return x->w;
+}
+
+bool bcn_sim_scale_writes_jobs(const struct bcn_sim_scale *x)
+{
+	return x->part_k == 0;
 }
 
 size_t bcn_sim_scale_collectors(const struct bcn_sim_scale *x)

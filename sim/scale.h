@@ -9,6 +9,7 @@
 #ifndef BCN_SIM_SCALE_H
 #define BCN_SIM_SCALE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,10 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x);
 int bcn_sim_scale_send(struct bcn_sim_scale *x);
 
 struct bcn_sim_wire *bcn_sim_scale_wire(struct bcn_sim_scale *x);
+
+/* Whether this process writes the sacct and truth files (part 0 does, so
+ * that parts sharing an output directory do not race). */
+bool bcn_sim_scale_writes_jobs(const struct bcn_sim_scale *x);
 
 /* Collectors this process plays, and records it built but could not
  * queue. */

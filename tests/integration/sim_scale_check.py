@@ -1,0 +1,159 @@
+"""Checks of tests/integration/sim_scale.sh: what the scale-mode simulator
+sent and the log servers stored, against the files of the same simulation
+in file mode (see the shell script for the claims)."""
+import collections
+import glob
+import json
+import os
+import re
+import sys
+
+T, TICKS = sys.argv[1], int(sys.argv[2])
+errors = []
+
+
+def check(cond, msg):
+    if not cond:
+        errors.append(msg)
+
+
+def lines(path):
+    with open(path) as f:
+        return [json.loads(x) for x in f if x.strip()]
+
+
+# 1. the simulators' own accounts
+total = 0
+for part in (0, 1):
+    rows = lines(f"{T}/part{part}.jsonl")
+    conn = [r for r in rows if r["sim"] == "connected"][0]
+    done = [r for r in rows if r["sim"] == "done"][-1]
+    total += done["collectors"]
+    check(conn["up"] == conn["collectors"],
+          f"part {part}: {conn['up']} of {conn['collectors']} connected")
+    check(done["ticks"] == TICKS, f"part {part}: {done['ticks']} ticks")
+    check(done["submitted_frames"] > 0, f"part {part}: nothing sent")
+    check(done["acked_frames"] == done["submitted_frames"],
+          f"part {part}: {done['acked_frames']} of "
+          f"{done['submitted_frames']} frames acknowledged")
+    check(done["dropped_frames"] == 0 and done["build_errors"] == 0,
+          f"part {part}: dropped {done['dropped_frames']}, "
+          f"build errors {done['build_errors']}")
+    check(done["acked_records"] == done["submitted_records"],
+          f"part {part}: records {done['acked_records']} of "
+          f"{done['submitted_records']}")
+    if part == 1:
+        check(done["disconnects"] + done["connect_failures"] > 0,
+              "part 1 never saw log server B go away")
+check(total == 32 + 2 + 2 + 1 + 4, f"{total} collectors")
+
+# 2. the stores, by shard
+recs = collections.defaultdict(list)
+for s in "AB":
+    for layer in ("client", "forward", "ost", "mds", "switch"):
+        for r in lines(f"{T}/{s}.{layer}.jsonl"):
+            m = re.fullmatch(r"cn(\d+)", r["node"])
+            home = "A" if m and int(m.group(1)) <= 16 else "B"
+            check(home == s, f"{r['node']} stored by log server {s}")
+            recs[layer].append(r)
+stored = sum(len(v) for v in recs.values())
+sent = sum(lines(f"{T}/part{p}.jsonl")[-1]["acked_records"] for p in (0, 1))
+check(stored == sent, f"{stored} records stored, {sent} acknowledged")
+
+
+def stat_sum(text, name):
+    """The sum column of a Lustre stats line (name count samples [unit]
+    min max sum [sumsq]), or its samples."""
+    for ln in text.splitlines():
+        f = ln.split()
+        if f and f[0] == name:
+            return int(f[6]) if "[bytes]" in ln else int(f[1])
+    return 0
+
+
+# 3. OSTs: target totals against the stats files
+ost = collections.Counter()
+for r in recs["ost"]:
+    if r["jobid"] == "":
+        ost[(r["target"], "r")] += r["read_bytes"]
+        ost[(r["target"], "w")] += r["write_bytes"]
+nost = 0
+for path in glob.glob(f"{T}/files/oss*/proc/fs/lustre/obdfilter/*/stats"):
+    tgt = path.split("/")[-2]
+    text = open(path).read()
+    nost += 1
+    for k, name in (("r", "read_bytes"), ("w", "write_bytes")):
+        check(ost[(tgt, k)] == stat_sum(text, name),
+              f"{tgt} {name}: sent {ost[(tgt, k)]}, file {stat_sum(text, name)}")
+check(nost == 4 and sum(ost.values()) > 0, f"{nost} OSTs, bytes {sum(ost.values())}")
+
+# 4. MDT operations by type against md_stats
+md = collections.Counter()
+for r in recs["mds"]:
+    if r["jobid"] == "":
+        for op, n in r["ops"].items():
+            md[op] += n
+text = open(glob.glob(f"{T}/files/mds01/proc/fs/lustre/mdt/*/md_stats")[0]).read()
+for op in ("open", "close", "getattr", "mkdir", "unlink"):
+    check(md[op] == stat_sum(text, op), f"mdt {op}: sent {md[op]}, "
+          f"file {stat_sum(text, op)}")
+check(sum(md.values()) > 0, "no metadata operations sent")
+
+# 5. switch ports against counters_ext (data in 4-byte units)
+port = collections.Counter()
+for r in recs["switch"]:
+    for k in ("xmit_bytes", "rcv_bytes", "xmit_pkts", "rcv_pkts"):
+        port[(r["switch"], r["port"], k)] += r[k]
+nports = 0
+for d in glob.glob(f"{T}/files/sw*/sys/class/infiniband/*/ports/*"):
+    sw, p = d.split("/")[-3], int(d.split("/")[-1])
+    ext = {n: int(open(f"{d}/counters_ext/{n}").read())
+           for n in os.listdir(f"{d}/counters_ext")}
+    nports += 1
+    want = {"xmit_bytes": ext["port_xmit_data_64"] * 4,
+            "rcv_bytes": ext["port_rcv_data_64"] * 4,
+            "xmit_pkts": ext["port_xmit_packets_64"],
+            "rcv_pkts": ext["port_rcv_packets_64"]}
+    for k, v in want.items():
+        check(port[(sw, p, k)] == v, f"{sw}/{p} {k}: sent {port[(sw, p, k)]}, file {v}")
+check(nports == 4 * 9, f"{nports} switch ports")
+
+# 6. compute nodes: bytes read and written against their LWFS logs
+cn = collections.Counter()
+for r in recs["client"]:
+    if r["op"] in ("read", "write"):
+        cn[(r["node"], r["op"])] += r["size"] * r["count"]
+busy = 0
+for node in range(1, 33):
+    name = f"cn{node:05d}"
+    want = collections.Counter()
+    path = f"{T}/files/{name}/lwfs.log"
+    if os.path.exists(path):
+        for ln in open(path):
+            m = re.search(r"\] \d+ (READ|WRITE)\(0x[0-9a-f]+, size=(\d+)", ln)
+            if m:
+                want[m.group(1).lower()] += int(m.group(2))
+    busy += sum(want.values()) > 0
+    for op in ("read", "write"):
+        check(cn[(name, op)] == want[op],
+              f"{name} {op}: sent {cn[(name, op)]}, log {want[op]}")
+check(busy >= 28, f"only {busy} compute nodes did I/O")
+
+# 7. forwarding nodes: bytes against their request logs
+fw = collections.Counter()
+for r in recs["forward"]:
+    if r["class"] == "all":
+        fw[r["node"]] += r["bytes"]
+for f in ("fwd001", "fwd002"):
+    want = 0
+    for ln in open(f"{T}/files/{f}/requests.log"):
+        x = ln.split()
+        if len(x) >= 3 and x[1] in ("read", "write"):
+            want += int(x[2])
+    check(fw[f] == want and want > 0, f"{f}: sent {fw[f]} bytes, log {want}")
+
+for e in errors[:40]:
+    print("FAIL:", e, file=sys.stderr)
+if errors:
+    sys.exit(1)
+print(f"sim_scale: {stored} records from {total} collectors, all checks ok")
