@@ -146,6 +146,10 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 		BCN_ERR("sim: scale mode: %s", err[0] ? err : bcn_strerror(rc));
 		return rc;
 	}
+	while (!stop && bcn_sim_ticks(s) < conf->warmup) {
+		bcn_sim_tick(s);
+		bcn_sim_scale_skip(x);
+	}
 	w = bcn_sim_scale_wire(x);
 	until = bcn_sim_wire_now() + CONNECT_NS;
 	do {
@@ -156,7 +160,8 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	report(x, s, late, "connected");
 	bcn_sim_rebase(s);
 	next = reported = bcn_sim_wire_now();
-	while (!rc && !stop && (!conf->ticks || bcn_sim_ticks(s) < conf->ticks)) {
+	while (!rc && !stop &&
+	       (!conf->ticks || bcn_sim_ticks(s) < conf->warmup + conf->ticks)) {
 		next += tick;
 		rc = bcn_sim_wire_pump(w, next);
 		if (rc || stop)

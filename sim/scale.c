@@ -61,7 +61,8 @@ struct bcn_sim_scale {
 	struct bcn_fwdreq *fwdq;
 	/* switches */
 	struct bcn_sim_port *pprev;
-	int64_t sw_last;
+	int64_t sw_last;                /* last switch sample; < 0: none */
+	int64_t sw_from;                /* tick the first one starts at */
 	uint64_t build_errors;
 };
 
@@ -391,7 +392,8 @@ static void send_switches(struct bcn_sim_scale *x)
 		return;
 	per = (s->c.compute + s->c.switches - 1) / s->c.switches;
 	if (x->sw_last < 0)
-		x->sw_last = s->epoch_ns;       /* counters start at tick 0 */
+		x->sw_last = s->epoch_ns + (int64_t)((double)x->sw_from *
+						     s->tick_s * 1e9);
 	for (sw = 0; sw < s->c.switches; sw++) {
 		k = x->first[K_SW] + sw;
 		if (!owned(x, k))
@@ -420,6 +422,38 @@ static void send_switches(struct bcn_sim_scale *x)
 		submit(x, k);
 	}
 	x->sw_last = now;
+}
+
+void bcn_sim_scale_skip(struct bcn_sim_scale *x)
+{
+	struct bcn_sim *s = x->s;
+	uint64_t f, i, per;
+
+	bcn_iorun_flush(&x->io);
+	x->cur_set = false;
+	x->ncrec = 0;
+	bcn_buf_reset(&x->paths);
+	for (f = 0; f < s->nfwd; f++)
+		bcn_buf_reset(&s->fwd[f].lines);
+	for (i = 0; i < s->nost + s->nmdt; i++) {
+		struct bcn_sim_target *t = i < s->nost ? &s->ost[i] :
+					   &s->mdt[i - s->nost];
+		size_t j;
+
+		t->po = t->o;
+		t->pm = t->m;
+		for (j = 0; j < t->njobs; j++) {
+			t->jobs[j].po = t->jobs[j].o;
+			t->jobs[j].pm = t->jobs[j].m;
+		}
+		bcn_sim_target_cleanup(s, t);
+	}
+	per = s->c.switches ? (s->c.compute + s->c.switches - 1) /
+			      s->c.switches : 0;
+	if (s->c.switches)
+		memcpy(x->pprev, s->ports,
+		       s->c.switches * (per + 1) * sizeof(*x->pprev));
+	x->sw_from = s->tick;
 }
 
 int bcn_sim_scale_send(struct bcn_sim_scale *x)

@@ -32,6 +32,10 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x);
  * could not be built are counted in the statistics, not fatal). */
 int bcn_sim_scale_send(struct bcn_sim_scale *x);
 
+/* After a warm-up tick: consumes the tick's state without sending, so
+ * that the first records sent cover only the ticks after the warm-up. */
+void bcn_sim_scale_skip(struct bcn_sim_scale *x);
+
 struct bcn_sim_wire *bcn_sim_scale_wire(struct bcn_sim_scale *x);
 
 /* Whether this process writes the sacct and truth files (part 0 does, so

@@ -118,6 +118,9 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .max = 3600, .def = "1",
 	  .help = "Scale mode: switches send their port counters every N "
 		  "ticks." },
+	{ "warmup", BCN_CFG_UINT, M(warmup), .max = 1000000, .def = "0",
+	  .help = "Scale mode: ticks simulated before the first records are "
+		  "sent, so that the cluster is busy from the start." },
 	{ "send_window", BCN_CFG_UINT, M(send_window), .min = 1,
 	  .max = 65536, .def = "64",
 	  .help = "Scale mode: frames in flight per connection." },
@@ -156,6 +159,13 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "Inject an N-1 flood, repeatable: FWD START DURATION NODES "
 		  "BW (an N-1 job on NODES nodes behind forwarding node FWD "
 		  "writes BW bytes per second per node to one shared file)." },
+	{ "cache_thrash", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, cache_thrash, nthrash),
+	  .help = "Inject forwarding-node cache thrashing, repeatable: FWD "
+		  "START DURATION FACTOR (from START for DURATION seconds, "
+		  "forwarding node FWD's Lustre client reads FACTOR, above 1 "
+		  "and at most 100, times the bytes its compute nodes read; "
+		  "the extra reads load the OSTs)." },
 	{ .name = NULL }
 };
 #undef M
@@ -413,6 +423,9 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 	to_ticks(s, s->hinj, s->nhinj);
 	to_ticks(s, s->sinj, s->nsinj);
 	to_ticks(s, s->finj_n1, s->nflood);
+	rc = bcn_sim_osc_new(s, err, errlen);
+	if (rc)
+		goto fail;
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
 	*out = s;
 	return 0;
@@ -440,6 +453,7 @@ void bcn_sim_free(struct bcn_sim *s)
 	free(s->lwfs);
 	free(s->lwfs_off);
 	free(s->ports);
+	bcn_sim_osc_free(s);
 	free(s->fwd);
 	free(s->busy);
 	free(s->jobs);
@@ -469,6 +483,8 @@ int bcn_sim_write(struct bcn_sim *s)
 	if (!rc)
 		rc = bcn_sim_fwd_write(s);
 	if (!rc)
+		rc = bcn_sim_osc_write(s);
+	if (!rc)
 		rc = bcn_sim_write_sacct(s);
 	if (!rc)
 		rc = bcn_sim_write_truth(s);
@@ -496,8 +512,9 @@ void bcn_sim_rebase(struct bcn_sim *s)
 {
 	struct timespec ts;
 
-	if (s->c.epoch_s || s->tick)
+	if (s->c.epoch_s)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	s->epoch_ns = (int64_t)ts.tv_sec * BCN_SIM_NS + ts.tv_nsec;
+	s->epoch_ns = (int64_t)ts.tv_sec * BCN_SIM_NS + ts.tv_nsec -
+		      (int64_t)((double)s->tick * s->tick_s * 1e9);
 }

@@ -70,6 +70,8 @@ struct bcn_sim_conf {
 	size_t nstorm;
 	char n1_flood[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nflood;
+	char cache_thrash[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nthrash;
 	/* scale mode */
 	bool scale;
 	char shardmap[BCN_SIM_PATH_MAX];
@@ -78,6 +80,7 @@ struct bcn_sim_conf {
 	char key_file[BCN_SIM_PATH_MAX];
 	char part[32];                  /* K/N */
 	uint64_t switch_every;          /* ticks */
+	uint64_t warmup;                /* ticks before sending starts */
 	uint64_t send_window, send_buffer;
 };
 
@@ -109,8 +112,8 @@ int bcn_sim_write(struct bcn_sim *s);
  * everything else). Returns 0 or a negative errno. */
 int bcn_sim_write_jobs(struct bcn_sim *s);
 
-/* With epoch 0 (now) and no tick done yet, puts tick 0 at the present
- * (scale mode, after its connections are up). */
+/* With epoch 0 (now), moves the simulated clock so that the next tick
+ * starts at the present (scale mode, after its connections are up). */
 void bcn_sim_rebase(struct bcn_sim *s);
 
 /* Ticks done so far. */

@@ -293,7 +293,8 @@ static int flush_out(struct bcn_sim_wire *w, struct wconn *c)
 			w->st.resent++;
 		f->sent = true;
 		c->woff = 0;
-		c->inflight++;
+		if (!c->inflight++)     /* the ACK clock starts now */
+			c->progress = bcn_sim_wire_now();
 		c->unsent = f->next;
 	}
 	watch(w, c, false);
