@@ -1,5 +1,6 @@
 /* Lustre 2.15 stats, md_stats and job_stats text from the simulator's
- * counters (lustre_out.h), and the atomic file writes that publish them.
+ * counters, the osc stats, rpc_stats and import of a client
+ * (lustre_out.h), and the atomic file writes that publish them.
  * The layouts follow lprocfs: "%-25s" names in stats files; in
  * job_stats "  name:" padded to 15 columns, samples "%11", min and max
  * "%8", sum "%16", sumsq "%18". */
@@ -91,6 +92,7 @@ _Static_assert(NDEFS(mdt_defs) <= CTRS_MAX, "MDT counters");
  * (n >= 2), or one of sum bytes (n == 1). */
 struct ctr {
 	const char *name;
+	const char *unit;       /* NULL: [bytes] or [usecs] by bytes */
 	bool bytes;
 	uint64_t n, min, max, sum, sumsq;
 	uint64_t q, rem;
@@ -250,7 +252,8 @@ static int put_stats(struct bcn_buf *b, int64_t now_ns, int64_t start_ns,
 			continue;
 		rc = bcn_buf_printf(b, "%-25s %" PRIu64 " samples [%s] %" PRIu64
 				    " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-				    c->name, c->n, c->bytes ? "bytes" : "usecs",
+				    c->name, c->n, c->unit ? c->unit :
+				    c->bytes ? "bytes" : "usecs",
 				    c->min, c->max, c->sum, c->sumsq);
 	}
 	return rc;
@@ -412,6 +415,194 @@ int bcn_sim_fmt_mdt_jobstats(struct bcn_buf *out, int64_t now_ns,
 		rc = put_job(out, now_ns, start_ns, jobs[i].jobid, cs,
 			     mdt_ctrs(cs, &jobs[i]));
 	return rc;
+}
+
+/* ---- osc ------------------------------------------------------------- */
+
+static int check_ctr(const struct bcn_sim_osc_ctr *c)
+{
+	return c ? 0 : -EINVAL;
+}
+
+int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
+			  int64_t start_ns, const struct bcn_sim_osc_ctr *c)
+{
+	struct ctr cs[7];
+
+	bcn_buf_reset(out);
+	if (check_times(now_ns, start_ns) || check_ctr(c))
+		return -EINVAL;
+	/* ptlrpc_lprocfs_register order: service counters, then the extra
+	 * opcodes (read_bytes, write_bytes), then the RPC opcodes */
+	ctr_plain(&cs[0], "req_waittime", c->rpcs[0] + c->rpcs[1] +
+		  c->connects);
+	ctr_plain(&cs[1], "req_active", c->active_n);
+	cs[1].unit = "reqs";
+	cs[1].min = c->active_min;
+	cs[1].max = c->active_max;
+	cs[1].sum = c->active_sum;
+	cs[1].sumsq = c->active_sumsq;
+	ctr_bytes(&cs[2], "read_bytes", c->rpcs[0], c->min[0], c->max[0],
+		  c->bytes[0]);
+	ctr_bytes(&cs[3], "write_bytes", c->rpcs[1], c->min[1], c->max[1],
+		  c->bytes[1]);
+	ctr_plain(&cs[4], "ost_read", c->rpcs[0]);
+	ctr_plain(&cs[5], "ost_write", c->rpcs[1]);
+	ctr_plain(&cs[6], "ost_connect", c->connects);
+	return put_stats(out, now_ns, start_ns, cs, NDEFS(cs));
+}
+
+/* lprocfs's pct(): a / b in whole percent, 0 of nothing. */
+static unsigned pct(uint64_t a, uint64_t b)
+{
+	return b ? (unsigned)(a * 100 / b) : 0;
+}
+
+enum rpc_label { LABEL_POW2, LABEL_N, LABEL_OFFSET };
+
+/* One rpc_stats section from row first on, rows until both columns are
+ * complete, as osc_rpc_stats_seq_show. */
+static int put_rpc_section(struct bcn_buf *b, const char *title,
+			   const uint64_t *r, const uint64_t *w,
+			   unsigned first, enum rpc_label kind)
+{
+	uint64_t rt = 0, wt = 0, rc_ = 0, wc = 0, label;
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < BCN_SIM_OSC_HIST; i++) {
+		rt += r[i];
+		wt += w[i];
+	}
+	rc = bcn_buf_printf(b, "\n\t\t\tread\t\t\twrite\n%-22srpcs   %% cum "
+			    "%% |       rpcs   %% cum %%\n", title);
+	for (i = first; rc == 0 && i < BCN_SIM_OSC_HIST; i++) {
+		rc_ += r[i];
+		wc += w[i];
+		label = kind == LABEL_N ? i : kind == LABEL_POW2 ? 1ull << i :
+			i == 0 ? 0 : 1ull << (i - 1);
+		rc = bcn_buf_printf(b, "%" PRIu64 ":\t\t%10" PRIu64 " %3u %3u"
+				    "   | %10" PRIu64 " %3u %3u\n", label, r[i],
+				    pct(r[i], rt), pct(rc_, rt), w[i],
+				    pct(w[i], wt), pct(wc, wt));
+		if (rc_ == rt && wc == wt)
+			break;
+	}
+	return rc;
+}
+
+int bcn_sim_fmt_osc_rpc_stats(struct bcn_buf *out, int64_t now_ns,
+			      int64_t start_ns,
+			      const struct bcn_sim_osc_ctr *c)
+{
+	int rc;
+
+	bcn_buf_reset(out);
+	if (check_times(now_ns, start_ns) || check_ctr(c))
+		return -EINVAL;
+	rc = put_time(out, "", 25, "snapshot_time:", now_ns);
+	if (rc == 0)
+		rc = put_time(out, "", 25, "start_time:", start_ns);
+	if (rc == 0)
+		rc = put_time(out, "", 25, "elapsed_time:", now_ns - start_ns);
+	if (rc == 0)
+		rc = bcn_buf_printf(out, "read RPCs in flight:  %" PRIu64 "\n"
+				    "write RPCs in flight: %" PRIu64 "\n"
+				    "pending write pages:  %" PRIu64 "\n"
+				    "pending read pages:   %" PRIu64 "\n",
+				    c->in_flight[0], c->in_flight[1],
+				    c->pending_pages[1], c->pending_pages[0]);
+	if (rc == 0)
+		rc = put_rpc_section(out, "pages per rpc", c->pages[0],
+				     c->pages[1], 0, LABEL_POW2);
+	if (rc == 0)
+		rc = put_rpc_section(out, "rpcs in flight", c->flight[0],
+				     c->flight[1], 1, LABEL_N);
+	if (rc == 0)
+		rc = put_rpc_section(out, "offset", c->offset[0],
+				     c->offset[1], 0, LABEL_OFFSET);
+	return rc;
+}
+
+/* The connect data of a 2.15 client and server (what the simulator does
+ * not model: a plausible, fixed set). */
+static const char import_flags[] =
+	"[ write_grant, server_lock, version, request_portal, "
+	"truncate_lock, max_byte_per_rpc, early_lock_cancel, "
+	"adaptive_timeouts, lru_resize, alt_checksum_algorithm, "
+	"fid_is_enabled, version_recovery, grant_shrink, full20, "
+	"layout_lock, 64bithash, object_max_bytes, jobstats, einprogress, "
+	"grant_param, lvb_type, short_io, lfsck, bulk_mbits, second_flags, "
+	"lockaheadv2, increasing_xid, multi_mod_rpcs, "
+	"async_discard, flr, lseek, reply_mbits ]";
+
+static int put_import_averages(struct bcn_buf *b,
+			       const struct bcn_sim_osc_ctr *c)
+{
+	int rc = 0, d;
+
+	for (d = 0; rc == 0 && d < 2; d++) {
+		if (!c->rpcs[d] || !c->bytes[d])
+			continue;
+		rc = bcn_buf_printf(b, "    %s_data_averages:\n       "
+				    "bytes_per_rpc: %" PRIu64 "\n",
+				    d ? "write" : "read",
+				    c->bytes[d] / c->rpcs[d]);
+	}
+	return rc;
+}
+
+int bcn_sim_fmt_osc_import(struct bcn_buf *out,
+			   const struct bcn_sim_osc_import *imp,
+			   const struct bcn_sim_osc_ctr *c)
+{
+	int rc;
+
+	bcn_buf_reset(out);
+	if (!imp || !imp->device || !imp->target || !imp->nid ||
+	    check_ctr(c))
+		return -EINVAL;
+	rc = bcn_buf_printf(out,
+		"import:\n"
+		"    name: %s\n"
+		"    target: %s_UUID\n"
+		"    state: FULL\n"
+		"    connect_flags: %s\n"
+		"    connect_data:\n"
+		"       flags: 0xa0425af2e3440478\n"
+		"       instance: 1\n"
+		"       target_version: 2.15.4.0\n"
+		"       initial_grant: 8437760\n"
+		"       max_brw_size: %" PRIu64 "\n"
+		"       grant_block_size: 4096\n"
+		"       grant_inode_size: 32\n"
+		"       grant_max_extent_size: 67108864\n"
+		"       grant_extent_tax: 24576\n"
+		"       cksum_types: 0xf7\n"
+		"       max_object_bytes: 17592186040320\n"
+		"    import_flags: [ replayable, pingable, connect_tried ]\n"
+		"    connection:\n"
+		"       failover_nids: [ %s ]\n"
+		"       current_connection: %s\n"
+		"       connection_attempts: 1\n"
+		"       generation: 1\n"
+		"       in-progress_invalidations: 0\n"
+		"       idle: 0 sec\n"
+		"    rpcs:\n"
+		"       inflight: %" PRIu64 "\n"
+		"       unregistering: 0\n"
+		"       timeouts: 0\n"
+		"       avg_waittime: 0 usecs\n"
+		"    service_estimates:\n"
+		"       services: 1 sec\n"
+		"       network: 1 sec\n"
+		"    transactions:\n"
+		"       last_replay: 0\n"
+		"       peer_committed: 0\n"
+		"       last_checked: 0\n",
+		imp->device, imp->target, import_flags, imp->max_brw_size,
+		imp->nid, imp->nid, c->in_flight[0] + c->in_flight[1]);
+	return rc ? rc : put_import_averages(out, c);
 }
 
 /* ---- Files ----------------------------------------------------------- */

@@ -1,7 +1,9 @@
 /* The Lustre files beacon-sim writes for its OSS and MDS nodes: what a
  * real Lustre 2.15 server shows under /proc/fs/lustre, from the
  * simulator's cumulative counters, so that beacon-ostd and beacon-mdsd
- * read the simulated cluster exactly as they read a real one.
+ * read the simulated cluster exactly as they read a real one; and the
+ * osc files of its forwarding nodes' Lustre clients (stats, rpc_stats,
+ * import of one OST's osc device) for beacon-fwdd.
  *
  * Every file is written whole to a temporary name and renamed into place,
  * so that a collector reading at any moment sees one consistent
@@ -86,6 +88,64 @@ int bcn_sim_fmt_mdt_stats(struct bcn_buf *out, int64_t now_ns,
 int bcn_sim_fmt_mdt_jobstats(struct bcn_buf *out, int64_t now_ns,
 			     int64_t start_ns,
 			     const struct bcn_sim_mdt_ctr *jobs, size_t n);
+
+#define BCN_SIM_OSC_HIST 32     /* OBD_HIST_MAX */
+
+/* Cumulative counters of one osc device (a client's import of one OST),
+ * index [0] reads, [1] writes. Bulk RPCs with their bytes and smallest
+ * and largest size (modelled in the stats file as the OST's are);
+ * req_active as samples, min, max, sum and sumsq of the requests active
+ * as each was sent; the rpc_stats histograms of lprocfs: pages[d][i]
+ * RPCs of (2^(i-1), 2^i] pages (i = 0: 1 page), flight[d][n] RPCs sent
+ * with n in flight (themselves included), offset[d][i] RPCs starting at
+ * page offset 0 (i = 0) or in [2^(i-1), 2^i); and the gauges now. */
+struct bcn_sim_osc_ctr {
+	uint64_t rpcs[2], bytes[2], min[2], max[2];
+	uint64_t connects;                      /* ost_connect RPCs */
+	uint64_t active_n, active_min, active_max, active_sum, active_sumsq;
+	uint64_t pages[2][BCN_SIM_OSC_HIST];
+	uint64_t flight[2][BCN_SIM_OSC_HIST];
+	uint64_t offset[2][BCN_SIM_OSC_HIST];
+	uint64_t in_flight[2];                  /* RPCs in flight now */
+	uint64_t pending_pages[2];              /* pages queued now */
+};
+
+/* What an osc import file names. */
+struct bcn_sim_osc_import {
+	const char *device;     /* <fs>-OSTxxxx-osc-<instance> */
+	const char *target;     /* <fs>-OSTxxxx */
+	const char *nid;        /* the OSS, e.g. 10.10.0.1@o2ib */
+	uint64_t max_brw_size;  /* bytes of a full bulk RPC */
+};
+
+/* Formats an osc device's stats file (2.15 keeps it in debugfs,
+ * /sys/kernel/debug/lustre/osc/<device>/stats): the three time lines as
+ * bcn_sim_fmt_ost_stats, then the non-zero ptlrpc client counters in
+ * their order: req_waittime (every RPC, [usecs], latencies 0),
+ * req_active ([reqs]), read_bytes and write_bytes ([bytes]), ost_read,
+ * ost_write, ost_connect ([usecs]). Returns as bcn_sim_fmt_ost_stats. */
+int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
+			  int64_t start_ns, const struct bcn_sim_osc_ctr *c);
+
+/* Formats an osc rpc_stats file (/proc/fs/lustre/osc/<device>/rpc_stats)
+ * as osc_rpc_stats_seq_show prints it: the time lines ("snapshot_time:"
+ * padded to 25 columns), the RPCs in flight and pending pages now, then
+ * the sections "pages per rpc", "rpcs in flight" (from 1) and "offset",
+ * each "N:\t\t%10lu %3u %3u   | %10lu %3u %3u" rows of read and write
+ * counts with their percentages, up to the row where both columns are
+ * complete. Returns as bcn_sim_fmt_ost_stats. */
+int bcn_sim_fmt_osc_rpc_stats(struct bcn_buf *out, int64_t now_ns,
+			      int64_t start_ns,
+			      const struct bcn_sim_osc_ctr *c);
+
+/* Formats an osc import file (/proc/fs/lustre/osc/<device>/import): the
+ * YAML of lprocfs_import_seq_show for a FULL import of imp->target at
+ * imp->nid, "inflight:" the RPCs in flight of c (reads and writes), the
+ * bytes per RPC averages of the directions c has RPCs of. Returns 0,
+ * -EINVAL (a NULL name) or a buf error. */
+int bcn_sim_fmt_osc_import(struct bcn_buf *out,
+			   const struct bcn_sim_osc_import *imp,
+			   const struct bcn_sim_osc_ctr *c);
 
 /* Writes the len bytes at data to dir/name (mode 0644) through
  * dir/.name.tmp and a rename, creating dir and its parents (mode 0755)

@@ -155,22 +155,6 @@ void bcn_sim_fwd_demand(struct bcn_sim *s)
 	}
 }
 
-/* Bytes of job j the OSTs served, shared over its forwarding nodes. */
-static void add_served(struct bcn_sim *s, const struct bcn_sim_job *j,
-		       uint64_t f, uint64_t n, void *arg)
-{
-	uint64_t via = n * (uint64_t)((double)j->bw * s->tick_s *
-				      s->fwd[f].frac);
-	uint64_t b = j->asked ? (uint64_t)((unsigned __int128)j->served * via /
-					   j->asked) : 0;
-
-	(void)arg;
-	if (j->phase == BCN_SIM_P_WRITE)
-		s->fwd[f].write += b;
-	else
-		s->fwd[f].read += b;
-}
-
 /* The lines of bytes of one direction: requests of rpc_bytes (the last
  * smaller), spread over the tick, each with the same latency. */
 static void request_lines(struct bcn_sim *s, uint64_t f, const char *op,
@@ -238,14 +222,12 @@ static void meta_lines(struct bcn_sim *s, uint64_t f)
 	}
 }
 
+/* The bytes each forwarding node passed (fwd[f].read and write) were
+ * added as the OSTs served them (bcn_sim_osc_serve). */
 void bcn_sim_fwd_lines(struct bcn_sim *s)
 {
 	uint64_t f;
-	size_t i;
 
-	for (i = 0; i < s->njobs; i++)
-		if (in_io(&s->jobs[i]) && s->jobs[i].served)
-			each_fwd(s, &s->jobs[i], add_served, NULL);
 	if (s->tick < s->lines_from)
 		return;                 /* already in the logs */
 	for (f = 0; f < s->nfwd; f++) {

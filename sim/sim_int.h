@@ -144,6 +144,9 @@ struct bcn_sim {
 	size_t nsinj;
 	struct bcn_sim_inject finj_n1[BCN_SIM_INJECT_MAX];
 	size_t nflood;
+	struct bcn_sim_inject tinj[BCN_SIM_INJECT_MAX]; /* cache_thrash */
+	size_t nthrash;
+	struct bcn_sim_osc_state *osc;  /* forwarding nodes' osc devices */
 	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
 					 * uplink) */
 	struct bcn_buf *lwfs;           /* LWFS log lines, per node */
@@ -208,6 +211,30 @@ int bcn_sim_lwfs_reset(struct bcn_sim *s);
  * counter files. */
 void bcn_sim_ib_tick(struct bcn_sim *s);
 int bcn_sim_ib_write(struct bcn_sim *s);
+
+/* The nodes of a job whose bytes one placement on an OST holds: first,
+ * first + step, ... below the job's node count (sim_model.c). */
+struct bcn_sim_nodes {
+	uint64_t first, step;
+};
+
+/* The forwarding nodes' Lustre clients (sim_osc.c): cache_thrash lines
+ * parsed (errors in err) and the per-OST osc state; the extra reads of
+ * thrashing forwarding nodes for a placement of bytes (OST demand too);
+ * what the OST served of a placement (all of bytes and the extra reads)
+ * split over the forwarding nodes' osc counters, returning what the job
+ * got of it (added to their read or write bytes); the tick's RPCs; the
+ * osc files. */
+int bcn_sim_osc_new(struct bcn_sim *s, char *err, size_t errlen);
+void bcn_sim_osc_free(struct bcn_sim *s);
+uint64_t bcn_sim_osc_extra_demand(struct bcn_sim *s,
+				  const struct bcn_sim_job *j,
+				  struct bcn_sim_nodes nd, uint64_t bytes);
+uint64_t bcn_sim_osc_serve(struct bcn_sim *s, const struct bcn_sim_job *j,
+			   uint64_t ost, bool write, uint64_t bytes,
+			   uint64_t all, struct bcn_sim_nodes nd);
+void bcn_sim_osc_tick(struct bcn_sim *s);
+int bcn_sim_osc_write(struct bcn_sim *s);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);

@@ -242,11 +242,12 @@ static bool phase_starts(const struct bcn_sim *s, const struct bcn_sim_job *j)
 }
 
 typedef void place_fn(struct bcn_sim *s, struct bcn_sim_job *j,
-		      uint64_t ost, uint64_t bytes, void *arg);
+		      uint64_t ost, uint64_t bytes, struct bcn_sim_nodes nd,
+		      void *arg);
 
 /* Spreads a tick's bytes of job j (what each node got past its
  * forwarding node) over the OSTs its files are on, by its mode; calls fn
- * once per (OST, bytes). */
+ * once per (OST, bytes, the nodes whose bytes they are). */
 static void place(struct bcn_sim *s, struct bcn_sim_job *j, place_fn *fn,
 		  void *arg)
 {
@@ -257,7 +258,8 @@ static void place(struct bcn_sim *s, struct bcn_sim_job *j, place_fn *fn,
 	case BCN_SIM_NN:
 		for (i = 0; i < j->nodes; i++)
 			fn(s, j, bcn_sim_hash2(j->id, i) % n,
-			   bcn_sim_node_bytes(s, j, i), arg);
+			   bcn_sim_node_bytes(s, j, i),
+			   (struct bcn_sim_nodes){ i, j->nodes }, arg);
 		break;
 	case BCN_SIM_N1:
 		for (i = 0; i < j->nodes; i++)
@@ -266,7 +268,8 @@ static void place(struct bcn_sim *s, struct bcn_sim_job *j, place_fn *fn,
 		first = bcn_sim_hash2(j->id, 0) % n;
 		for (i = 0; i < sc; i++)
 			fn(s, j, (first + i) % n, total / sc +
-			   (i == 0 ? total % sc : 0), arg);
+			   (i == 0 ? total % sc : 0),
+			   (struct bcn_sim_nodes){ 0, 1 }, arg);
 		break;
 	case BCN_SIM_NM:
 		m = j->nodes / NM_RATIO ? j->nodes / NM_RATIO : 1;
@@ -276,23 +279,29 @@ static void place(struct bcn_sim *s, struct bcn_sim_job *j, place_fn *fn,
 		for (i = 0; i < j->nodes; i++)
 			files[i % m] += bcn_sim_node_bytes(s, j, i);
 		for (i = 0; i < m; i++)
-			fn(s, j, bcn_sim_hash2(j->id, i) % n, files[i], arg);
+			fn(s, j, bcn_sim_hash2(j->id, i) % n, files[i],
+			   (struct bcn_sim_nodes){ i, m }, arg);
 		free(files);
 		break;
 	case BCN_SIM_11:
 		b = bcn_sim_node_bytes(s, j, 0);
-		fn(s, j, bcn_sim_hash2(j->id, 0) % n, b, arg);
+		fn(s, j, bcn_sim_hash2(j->id, 0) % n, b,
+		   (struct bcn_sim_nodes){ 0, j->nodes }, arg);
 		break;
 	default:
 		break;
 	}
 }
 
+/* A thrashing forwarding node's extra reads are OST demand too. */
 static void add_demand(struct bcn_sim *s, struct bcn_sim_job *j,
-		       uint64_t ost, uint64_t bytes, void *arg)
+		       uint64_t ost, uint64_t bytes, struct bcn_sim_nodes nd,
+		       void *arg)
 {
 	(void)arg;
 	s->ost[ost].demand += bytes;
+	if (j->phase == BCN_SIM_P_READ)
+		s->ost[ost].demand += bcn_sim_osc_extra_demand(s, j, nd, bytes);
 	j->asked += bytes;
 }
 
@@ -341,32 +350,40 @@ static void add_bulk(struct bcn_sim_ost_ctr *c, bool write, uint64_t bytes,
 		*mx = big;
 }
 
+/* The OST serves the job its share of what its forwarding nodes ask
+ * (thrashing ones reading more); they get their parts of it (sim_osc.c),
+ * the job what its nodes asked of that. The OST counts it all for the
+ * job. */
 static void serve(struct bcn_sim *s, struct bcn_sim_job *j,
-		  uint64_t ost, uint64_t bytes, void *arg)
+		  uint64_t ost, uint64_t bytes, struct bcn_sim_nodes nd,
+		  void *arg)
 {
 	struct bcn_sim_target *t = &s->ost[ost];
 	bool write = *(const int *)arg == BCN_SIM_P_WRITE;
 	uint64_t cap = (uint64_t)((double)s->c.ost_bw * s->tick_s *
 				  bcn_sim_slow(s->inj, s->ninj, ost, s->tick));
-	uint64_t got = bytes;
+	uint64_t want = bytes, all;
 	struct bcn_sim_jctr *jc;
 
+	if (!write)
+		want += bcn_sim_osc_extra_demand(s, j, nd, bytes);
 	/* every job gets the same share of an overloaded OST, exactly */
+	all = want;
 	if (t->demand > cap)
-		got = (uint64_t)((unsigned __int128)bytes * cap / t->demand);
-	if (!got)
+		all = (uint64_t)((unsigned __int128)want * cap / t->demand);
+	if (!all)
 		return;
-	j->served += got;
-	add_bulk(&t->o, write, got, s->c.rpc_bytes);
+	j->served += bcn_sim_osc_serve(s, j, ost, write, bytes, all, nd);
+	add_bulk(&t->o, write, all, s->c.rpc_bytes);
 	jc = jctr(t, j->id);
 	if (jc) {
-		add_bulk(&jc->o, write, got, s->c.rpc_bytes);
+		add_bulk(&jc->o, write, all, s->c.rpc_bytes);
 		jc->last = s->tick;
 	}
 	if (write)
-		s->tot.write_bytes += got;
+		s->tot.write_bytes += all;
 	else
-		s->tot.read_bytes += got;
+		s->tot.read_bytes += all;
 }
 
 /* The metadata operations job j asks of its MDT this tick, by op. */
@@ -473,6 +490,7 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 		if (s->jobs[i].phase == BCN_SIM_P_READ ||
 		    s->jobs[i].phase == BCN_SIM_P_WRITE)
 			place(s, &s->jobs[i], serve, &s->jobs[i].phase);
+	bcn_sim_osc_tick(s);
 	metadata(s);
 	bcn_sim_fwd_lines(s);
 	bcn_sim_lwfs_lines(s);

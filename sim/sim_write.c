@@ -271,6 +271,12 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 			 PRIu64, in->ost + 1, in->job, in->nodes, in->rate);
 		rc = truth_line(s, in, "n1_flood", f);
 	}
+	for (i = 0; !rc && i < s->nthrash; i++) {
+		in = &s->tinj[i];
+		snprintf(f, sizeof(f), "\"node\":\"fwd%03" PRIu64 "\","
+			 "\"factor\":%.6g", in->ost + 1, in->factor);
+		rc = truth_line(s, in, "cache_thrash", f);
+	}
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);

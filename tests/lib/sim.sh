@@ -30,15 +30,19 @@ bcn_wait_sample() { # log, samples, pid
 # configuration $T/sim.conf) in lock-step: the simulator writes tick
 # FIRST, both daemons start (their first sample is the baseline), then
 # for each further sample the simulator writes the next tick and both
-# close a window. The decoded records go to $T/records.jsonl.
-bcn_sim_fwdd_steps() { # first tick, samples
-	local first=$1 ticks=$2 n k
+# close a window. The decoded records go to $T/records.jsonl. With a
+# third argument "osc" the daemons also sample their node's Lustre client
+# (--root OUT/fwdNNN) and send fwd_rpc records.
+bcn_sim_fwdd_steps() { # first tick, samples [osc]
+	local first=$1 ticks=$2 n k osc=()
 	"$SIM" --config "$T/sim.conf" --until "$first" 2> "$T/sim.log" ||
 		fail "beacon-sim"
 	for n in 1 2; do
+		osc=(--no-lustre-client)
+		[ "${3:-}" = osc ] && osc=(--root "$T/sim/fwd00$n")
 		"$BCN_BUILD/collectors/forwarder/beacon-fwdd" --node "fwd00$n" \
 			--request-log "$T/sim/fwd00$n/requests.log" \
-			--no-lustre-client --interval 1h --count "$ticks" \
+			"${osc[@]}" --interval 1h --count "$ticks" \
 			--output "$T/fwd$n.bin" --log-level info \
 			2> "$T/fwdd$n.log" &
 		pids+=($!)
