@@ -27,6 +27,11 @@ const struct bcn_config_opt bcn_fwdd_options[] = {
 	  BCN_CFG_MEMBER(struct bcn_fwdd_conf, osc_max_targets),
 	  .min = 1, .max = BCN_FWDRPC_TARGETS_MAX, .def = "4096",
 	  .help = "Most osc devices (OST targets) followed." },
+	{ "osc_idle_records", BCN_CFG_BOOL,
+	  BCN_CFG_MEMBER(struct bcn_fwdd_conf, osc_idle), .def = "no",
+	  .help = "Also send the records of osc devices that did nothing "
+		  "in the interval (no RPC, none in flight, no page "
+		  "pending)." },
 	BCN_COLLECTOR_CONFIG_OPTIONS(struct bcn_fwdd_conf, cc),
 	{ .name = NULL }
 };
@@ -57,6 +62,7 @@ static int fwdd_init(void *state, struct bcn_collector *c)
 	}
 	if (s->rpc_on) {
 		rc = bcn_fwdrpc_init(&s->rpc, (size_t)conf->osc_max_targets);
+		s->rpc.idle = conf->osc_idle;
 		if (rc) {
 			s->rpc_on = false;
 			return rc;
@@ -121,9 +127,10 @@ static void fwdd_fini(void *state)
 	if (s->rpc_on) {
 		BCN_NOTICE("osc: %zu devices now, %" PRIu64 " appeared, %"
 			   PRIu64 " disappeared, %" PRIu64 " records, %" PRIu64
+			   " idle ones not sent, %" PRIu64
 			   " device samples skipped", s->rpc.n,
 			   s->rpc.appeared, s->rpc.disappeared, s->rpc.records,
-			   s->rpc.skipped_targets);
+			   s->rpc.idle_records, s->rpc.skipped_targets);
 		bcn_fwdrpc_free(&s->rpc);
 	}
 	s->req_on = s->rpc_on = false;

@@ -19,6 +19,7 @@ struct bcn_fwdd_conf {
 	uint64_t request_samples;               /* kept per window */
 	bool lustre_client;                     /* sample the osc devices */
 	uint64_t osc_max_targets;
+	bool osc_idle;                  /* records of idle osc devices too */
 	struct bcn_collector_conf cc;
 };
 

@@ -49,8 +49,11 @@ struct bcn_fwdrpc {
 	struct bcn_lustre_map map;
 	struct bcn_buf fbuf;
 	struct bcn_complain full_c;
+	bool idle;                              /* also records of devices
+						 * that did nothing */
 	/* statistics since init */
 	uint64_t records, skipped_targets, appeared, disappeared;
+	uint64_t idle_records;                  /* not sent: nothing moved */
 };
 
 /* Prepares o for at most max_targets targets (1..TARGETS_MAX). Returns 0,
@@ -60,7 +63,9 @@ void bcn_fwdrpc_free(struct bcn_fwdrpc *o);
 
 /* Takes one sample closing [t, t + dur) and adds a record per target
  * whose counters have a previous sample (a new target's first sample
- * gives none). A target whose stats or rpc_stats cannot be read or parsed
+ * gives none) and, unless o->idle, that moved: counters that changed, or
+ * RPCs in flight or pages pending (a forwarding node of a large system
+ * has an osc device per OST, most of them idle at any moment). A target whose stats or rpc_stats cannot be read or parsed
  * this time is reported and skipped: its next record covers both
  * intervals. Returns 0, or a negative code when no base directory could
  * be read for a reason other than its absence. */

@@ -9,7 +9,8 @@
 # OSTs must be 8 times the fwd_req read bytes on fwd002 while it thrashes,
 # and equal to them on fwd002 before and after and on fwd001 throughout;
 # the request logs pass the same 400 MiB in every window; the truth file
-# names the thrashing node.
+# names the thrashing node. The file system has 6 OSTs: the devices of
+# the 2 the file does not touch stay idle and get no record.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -24,7 +25,8 @@ truth = $T/truth.jsonl
 compute = 16
 forwarding = 2
 oss = 1
-osts_per_oss = 4
+osts_per_oss = 6
+stripe_count = 4
 epoch = 1790000000
 jobs_per_hour = 0
 ost_bw = 100G
@@ -43,7 +45,11 @@ truth = [json.loads(l) for l in open(sys.argv[2])]
 first, ticks, start, dur, factor = map(int, sys.argv[3:8])
 assert len(truth) == 1 and truth[0]["kind"] == "cache_thrash" and \
     truth[0]["node"] == "fwd002" and truth[0]["factor"] == factor, truth
-targets = ["simfs-OST%04x" % i for i in range(4)]
+# the file is striped over 4 of the 6 OSTs: the devices of the other two
+# never move, and beacon-fwdd sends no record for them
+alltargets = {"simfs-OST%04x" % i for i in range(6)}
+targets = sorted({r["target"] for r in recs if r["type"] == "fwd_rpc"})
+assert len(targets) == 4 and set(targets) < alltargets, targets
 for node in ("fwd001", "fwd002"):
     mine = [r for r in recs if r["node"] == node]
     req = [r for r in mine if r["type"] == "fwd_req" and r["class"] == "read"]
