@@ -57,8 +57,11 @@ struct bcn_sim_scale {
 	struct crec *crec;
 	size_t ncrec, crec_cap;
 	struct bcn_buf paths;
-	/* forwarding nodes: beacon-fwdd's windows, for the owned ones */
+	/* forwarding nodes: beacon-fwdd's windows, for the owned ones, and
+	 * their osc devices' counters when last sent (nfwd x nost, made at
+	 * a device's first RPC) */
 	struct bcn_fwdreq *fwdq;
+	struct bcn_sim_osc_ctr **oprev;
 	/* switches */
 	struct bcn_sim_port *pprev;
 	int64_t sw_last;                /* last switch sample; < 0: none */
@@ -235,6 +238,75 @@ static void send_clients(struct bcn_sim_scale *x)
 
 /* ---- forwarding nodes: beacon-fwdd's request windows -------------------- */
 
+static unsigned log2_bucket(uint64_t v)
+{
+	unsigned b = v < 2 ? 0 : 63u - (unsigned)__builtin_clzll(v);
+
+	return b < BCN_HIST_BUCKETS ? b : BCN_HIST_BUCKETS - 1;
+}
+
+/* The fwd_rpc record of one osc device as beacon-fwdd makes it from the
+ * device's stats and rpc_stats; false when nothing moved (fwdd sends no
+ * record then). */
+static bool osc_delta(const struct bcn_sim_osc_ctr *c,
+		      const struct bcn_sim_osc_ctr *p, struct bcn_record *r)
+{
+	struct bcn_rec_fwd_rpc *f = &r->u.fwd_rpc;
+	unsigned i;
+
+	f->read_rpcs = c->rpcs[0] - p->rpcs[0];
+	f->write_rpcs = c->rpcs[1] - p->rpcs[1];
+	f->read_bytes = c->bytes[0] - p->bytes[0];
+	f->write_bytes = c->bytes[1] - p->bytes[1];
+	f->in_flight = c->in_flight[0] + c->in_flight[1];
+	f->pending_pages = c->pending_pages[0] + c->pending_pages[1];
+	memset(f->pages_read, 0, sizeof(f->pages_read));
+	memset(f->pages_write, 0, sizeof(f->pages_write));
+	memset(f->flight_read, 0, sizeof(f->flight_read));
+	memset(f->flight_write, 0, sizeof(f->flight_write));
+	for (i = 0; i < BCN_SIM_OSC_HIST; i++) {
+		/* pages rows are 2^i pages; in-flight rows are i RPCs */
+		f->pages_read[log2_bucket(1ull << i)] +=
+			c->pages[0][i] - p->pages[0][i];
+		f->pages_write[log2_bucket(1ull << i)] +=
+			c->pages[1][i] - p->pages[1][i];
+		f->flight_read[log2_bucket(i)] += c->flight[0][i] -
+						  p->flight[0][i];
+		f->flight_write[log2_bucket(i)] += c->flight[1][i] -
+						   p->flight[1][i];
+	}
+	return f->read_rpcs || f->write_rpcs || f->read_bytes ||
+	       f->write_bytes || f->in_flight || f->pending_pages;
+}
+
+static void send_osc(struct bcn_sim_scale *x, uint64_t f, uint64_t k)
+{
+	struct bcn_sim *s = x->s;
+	char name[BCN_SIM_FSNAME_MAX + 32];
+	struct bcn_record r;
+	uint64_t o;
+
+	for (o = 0; o < s->nost; o++) {
+		const struct bcn_sim_osc_ctr *c = bcn_sim_osc_get(s, f, o);
+		struct bcn_sim_osc_ctr **p = &x->oprev[f * s->nost + o];
+
+		if (!c)
+			continue;
+		if (!*p && !(*p = calloc(1, sizeof(**p)))) {
+			x->build_errors++;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s-OST%04" PRIx64, s->c.fsname, o);
+		bcn_record_init(&r, BCN_REC_FWD_RPC);
+		r.t = tick_t(s);
+		r.dur = tick_ns(s);
+		r.u.fwd_rpc.target = name;
+		if (osc_delta(c, *p, &r))
+			add(x, k, &r);
+		**p = *c;
+	}
+}
+
 static void send_fwd(struct bcn_sim_scale *x)
 {
 	struct bcn_sim *s = x->s;
@@ -265,6 +337,7 @@ static void send_fwd(struct bcn_sim_scale *x)
 				recs[i].dur = tick_ns(s);
 				add(x, k, &recs[i]);
 			}
+			send_osc(x, f, k);
 			submit(x, k);
 		}
 		bcn_buf_reset(l);
@@ -433,8 +506,16 @@ void bcn_sim_scale_skip(struct bcn_sim_scale *x)
 	x->cur_set = false;
 	x->ncrec = 0;
 	bcn_buf_reset(&x->paths);
-	for (f = 0; f < s->nfwd; f++)
+	for (f = 0; f < s->nfwd; f++) {
 		bcn_buf_reset(&s->fwd[f].lines);
+		for (i = 0; owned(x, x->first[K_FWD] + f) && i < s->nost; i++) {
+			const struct bcn_sim_osc_ctr *c = bcn_sim_osc_get(s, f, i);
+			struct bcn_sim_osc_ctr **p = &x->oprev[f * s->nost + i];
+
+			if (c && (*p || (*p = malloc(sizeof(**p)))))
+				**p = *c;
+		}
+	}
 	for (i = 0; i < s->nost + s->nmdt; i++) {
 		struct bcn_sim_target *t = i < s->nost ? &s->ost[i] :
 					   &s->mdt[i - s->nost];
@@ -619,7 +700,8 @@ static int setup(struct bcn_sim_scale *x, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	x->fwdq = calloc(x->s->nfwd + 1, sizeof(*x->fwdq));
-	if (!x->fwdq)
+	x->oprev = calloc(x->s->nfwd * x->s->nost + 1, sizeof(*x->oprev));
+	if (!x->fwdq || !x->oprev)
 		return -ENOMEM;
 	for (f = 0; f < x->s->nfwd; f++)
 		if (owned(x, x->first[K_FWD] + f) &&
@@ -689,6 +771,9 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x)
 		if (owned(x, x->first[K_FWD] + f))
 			bcn_fwdreq_free(&x->fwdq[f]);
 	free(x->fwdq);
+	for (f = 0; x->oprev && f < x->s->nfwd * x->s->nost; f++)
+		free(x->oprev[f]);
+	free(x->oprev);
 	free(x->pprev);
 	free(x->crec);
 	bcn_buf_free(&x->paths);

@@ -235,6 +235,10 @@ uint64_t bcn_sim_osc_serve(struct bcn_sim *s, const struct bcn_sim_job *j,
 			   uint64_t all, struct bcn_sim_nodes nd);
 void bcn_sim_osc_tick(struct bcn_sim *s);
 int bcn_sim_osc_write(struct bcn_sim *s);
+/* The counters of forwarding node f's osc device for OST o, or NULL
+ * while it has sent no RPC. */
+const struct bcn_sim_osc_ctr *bcn_sim_osc_get(const struct bcn_sim *s,
+					     uint64_t f, uint64_t o);
 
 /* Writers (sim_write.c): the targets' files, sacct, truth. */
 int bcn_sim_write_targets(struct bcn_sim *s);

@@ -467,6 +467,17 @@ out:
 	return rc;
 }
 
+const struct bcn_sim_osc_ctr *bcn_sim_osc_get(const struct bcn_sim *s,
+					     uint64_t f, uint64_t o)
+{
+	const struct bcn_sim_osc *d;
+
+	if (!s->osc || f >= s->nfwd || o >= s->nost)
+		return NULL;
+	d = s->osc->dev[f * s->nost + o];
+	return d ? &d->c : NULL;
+}
+
 int bcn_sim_osc_write(struct bcn_sim *s)
 {
 	int64_t now = s->epoch_ns + (int64_t)((double)s->tick * s->tick_s *

@@ -12,7 +12,8 @@
 #    writing an LWFS log): per OST the bytes, per MDT the operations by
 #    type, per switch port the bytes and packets, per compute node the
 #    bytes read and written, per forwarding node the bytes of its request
-#    log, summed over the 10 ticks, are exactly the files' totals.
+#    log and per osc device its bytes read and written, summed over the 10
+#    ticks, are exactly the files' totals.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh

@@ -142,7 +142,7 @@ check(busy >= 28, f"only {busy} compute nodes did I/O")
 # 7. forwarding nodes: bytes against their request logs
 fw = collections.Counter()
 for r in recs["forward"]:
-    if r["class"] == "all":
+    if r["type"] == "fwd_req" and r["class"] == "all":
         fw[r["node"]] += r["bytes"]
 for f in ("fwd001", "fwd002"):
     want = 0
@@ -151,6 +151,25 @@ for f in ("fwd001", "fwd002"):
         if len(x) >= 3 and x[1] in ("read", "write"):
             want += int(x[2])
     check(fw[f] == want and want > 0, f"{f}: sent {fw[f]} bytes, log {want}")
+
+# 8. forwarding nodes' osc devices: bytes per OST against their stats
+osc = collections.Counter()
+for r in recs["forward"]:
+    if r["type"] == "fwd_rpc":
+        osc[(r["node"], r["target"], "r")] += r["read_bytes"]
+        osc[(r["node"], r["target"], "w")] += r["write_bytes"]
+ndev = 0
+for path in glob.glob(f"{T}/files/fwd*/sys/kernel/debug/lustre/osc/*/stats"):
+    node, dev = path.split("/")[-8], path.split("/")[-2]
+    tgt = dev.split("-osc-")[0]
+    text = open(path).read()
+    ndev += 1
+    for k, name in (("r", "read_bytes"), ("w", "write_bytes")):
+        check(osc[(node, tgt, k)] == stat_sum(text, name),
+              f"{node} {tgt} {name}: sent {osc[(node, tgt, k)]}, "
+              f"file {stat_sum(text, name)}")
+check(ndev == 2 * 4 and sum(osc.values()) > 0,
+      f"{ndev} osc devices, bytes {sum(osc.values())}")
 
 for e in errors[:40]:
     print("FAIL:", e, file=sys.stderr)
