@@ -14,6 +14,7 @@
 #ifndef BCN_COUNTER_H
 #define BCN_COUNTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -111,5 +112,16 @@ int bcn_counter_forget(struct bcn_counter_table *t, const char *entity);
 /* Copies the counters of the table into *st. */
 void bcn_counter_table_stats(const struct bcn_counter_table *t,
 			     struct bcn_counter_stats *st);
+
+/* Whether the n deltas at v are all zero (nothing moved). */
+static inline bool bcn_counter_all_zero(const uint64_t *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i])
+			return false;
+	return true;
+}
 
 #endif

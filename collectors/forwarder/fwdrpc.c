@@ -284,16 +284,6 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 	return 0;
 }
 
-static bool all_zero(const uint64_t *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i])
-			return false;
-	return true;
-}
-
 /* Samples one target and adds its record. */
 static void sample_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 			  struct bcn_fwdrpc_target *t, int64_t now)
@@ -322,7 +312,7 @@ static void sample_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 	bcn_osc_record(&r, t->target, prev, now - prev, delta,
 		       have_rpc ? &rpc : NULL, in_flight);
 	if (!o->idle && !r.u.fwd_rpc.in_flight && !r.u.fwd_rpc.pending_pages &&
-	    all_zero(delta, BCN_OSC_NCOUNTERS)) {
+	    bcn_counter_all_zero(delta, BCN_OSC_NCOUNTERS)) {
 		o->idle_records++;
 		return;
 	}

@@ -103,16 +103,6 @@ static void emit(struct bcn_lustre_server *s, const struct bcn_record *r)
 		s->st.records++;
 }
 
-static bool all_zero(const uint64_t *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i])
-			return false;
-	return true;
-}
-
 /* Writes "kind/target[/extra]" to s->entity. Returns 0, or -BCN_EFULL. */
 static int entity_name(struct bcn_lustre_server *s, const char *kind,
 		       const char *extra)
@@ -374,7 +364,7 @@ static int sample_export(struct bcn_lustre_server *s, int dfd,
 		   tg->fresh ? s->t_ns : tg->exports_ns, &t);
 	if (rc != 1)
 		return rc;
-	if (!s->conf.idle && all_zero(s->delta, s->map.nslots))
+	if (!s->conf.idle && bcn_counter_all_zero(s->delta, s->map.nslots))
 		return 0;
 	rec_start(s, &r);
 	rec_vals(s, &r, s->delta);
@@ -420,7 +410,7 @@ static int job_cb(void *arg, const struct bcn_lustre_job *job)
 		   tg->fresh ? s->t_ns : tg->jobs_ns, &t);
 	if (rc != 1)
 		return rc;
-	if (!s->conf.idle && all_zero(s->delta, s->map.nslots))
+	if (!s->conf.idle && bcn_counter_all_zero(s->delta, s->map.nslots))
 		return 0;
 	rec_start(s, &r);
 	rec_vals(s, &r, s->delta);
