@@ -12,6 +12,7 @@
 
 #include "collectors/client/fileid.h"
 #include "collectors/forwarder/fwdreq.h"
+#include "collectors/lustre/lustre_hist.h"
 #include "common/auth.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -54,6 +55,7 @@ struct bcn_sim_scale {
 	bool cur_set;
 	char cur_path[BCN_SIM_FSNAME_MAX + 128];
 	size_t cur_path_len;
+	uint64_t cur_file;              /* bcn_file_id of cur_path */
 	struct crec *crec;
 	size_t ncrec, crec_cap;
 	struct bcn_buf paths;
@@ -157,20 +159,24 @@ static void client_op(struct bcn_sim *s, const struct bcn_sim_client_op *op,
 
 	if (!owned(x, x->first[K_CN] + op->node))
 		return;
+	(void)s;
 	if (!x->cur_set || op->node != x->cur_node ||
 	    op->job->id != x->cur_job) {
+		/* a new (node, job): as the LWFS source's handle table, the
+		 * file of every operation is that of the phase's path */
 		bcn_iorun_flush(&x->io);
 		x->cur_node = op->node;
 		x->cur_job = op->job->id;
 		x->cur_pid = op->pid;
 		x->cur_set = true;
-	}
-	switch (op->kind) {
-	case BCN_SIM_OP_OPEN:
 		memcpy(x->cur_path, op->path, op->path_len);
 		x->cur_path_len = op->path_len;
+		x->cur_file = bcn_file_id(op->path, op->path_len);
+	}
+	io.file = x->cur_file;
+	switch (op->kind) {
+	case BCN_SIM_OP_OPEN:
 		io.op = BCN_IO_OPEN;
-		io.file = bcn_file_id(op->path, op->path_len);
 		break;
 	case BCN_SIM_OP_DATA:
 		io.op = op->write ? BCN_IO_WRITE : BCN_IO_READ;
@@ -181,9 +187,6 @@ static void client_op(struct bcn_sim *s, const struct bcn_sim_client_op *op,
 		io.op = BCN_IO_CLOSE;
 		break;
 	}
-	if (op->kind != BCN_SIM_OP_OPEN)
-		io.file = bcn_file_id(x->cur_path, x->cur_path_len);
-	(void)s;
 	bcn_iorun_add(&x->io, &io);
 	if (op->kind == BCN_SIM_OP_RELEASE)
 		bcn_iorun_close_fd(&x->io, io.fd);
@@ -238,13 +241,6 @@ static void send_clients(struct bcn_sim_scale *x)
 
 /* ---- forwarding nodes: beacon-fwdd's request windows -------------------- */
 
-static unsigned log2_bucket(uint64_t v)
-{
-	unsigned b = v < 2 ? 0 : 63u - (unsigned)__builtin_clzll(v);
-
-	return b < BCN_HIST_BUCKETS ? b : BCN_HIST_BUCKETS - 1;
-}
-
 /* The fwd_rpc record of one osc device as beacon-fwdd makes it from the
  * device's stats and rpc_stats; false when nothing moved (fwdd sends no
  * record then). */
@@ -264,16 +260,17 @@ static bool osc_delta(const struct bcn_sim_osc_ctr *c,
 	memset(f->pages_write, 0, sizeof(f->pages_write));
 	memset(f->flight_read, 0, sizeof(f->flight_read));
 	memset(f->flight_write, 0, sizeof(f->flight_write));
+	/* rpc_stats rows to record buckets as beacon-fwdd maps them: pages
+	 * rows are 2^i pages, in-flight rows i RPCs */
 	for (i = 0; i < BCN_SIM_OSC_HIST; i++) {
-		/* pages rows are 2^i pages; in-flight rows are i RPCs */
-		f->pages_read[log2_bucket(1ull << i)] +=
+		f->pages_read[bcn_lustre_log2_bucket(1ull << i)] +=
 			c->pages[0][i] - p->pages[0][i];
-		f->pages_write[log2_bucket(1ull << i)] +=
+		f->pages_write[bcn_lustre_log2_bucket(1ull << i)] +=
 			c->pages[1][i] - p->pages[1][i];
-		f->flight_read[log2_bucket(i)] += c->flight[0][i] -
-						  p->flight[0][i];
-		f->flight_write[log2_bucket(i)] += c->flight[1][i] -
-						   p->flight[1][i];
+		f->flight_read[bcn_lustre_log2_bucket(i)] += c->flight[0][i] -
+							     p->flight[0][i];
+		f->flight_write[bcn_lustre_log2_bucket(i)] +=
+			c->flight[1][i] - p->flight[1][i];
 	}
 	return f->read_rpcs || f->write_rpcs || f->read_bytes ||
 	       f->write_bytes || f->in_flight || f->pending_pages;
@@ -332,11 +329,8 @@ static void send_fwd(struct bcn_sim_scale *x)
 			}
 			q->saw_file = true;
 			bcn_fwdreq_finish(q, tick_t(s), tick_ns(s), recs, &n);
-			for (i = 0; i < n; i++) {
-				recs[i].t = tick_t(s);
-				recs[i].dur = tick_ns(s);
+			for (i = 0; i < n; i++)
 				add(x, k, &recs[i]);
-			}
 			send_osc(x, f, k);
 			submit(x, k);
 		}

@@ -107,7 +107,8 @@ struct bcn_sim_client_op {
 	bool write;
 	int64_t t;                      /* ns */
 	uint64_t size, offset;          /* DATA */
-	const char *path;               /* OPEN: the file, not NUL-ended */
+	const char *path;               /* the phase's file (OPEN opens it),
+					 * not NUL-ended */
 	size_t path_len;
 };
 

@@ -93,20 +93,17 @@ static void node_ops(struct bcn_sim *s, const struct bcn_sim_job *j,
 	rpc = s->c.rpc_bytes;
 	bytes = j->asked ? (uint64_t)((unsigned __int128)j->served * asked /
 				      j->asked) : 0;
+	len = snprintf(path, sizeof(path), "/%s/%s/%s.%" PRIu64 "/%s.%"
+		       PRIu64, s->c.fsname, j->user, j->name, j->id,
+		       op.write ? "ckpt" : "input",
+		       j->mode == BCN_SIM_N1 ? 0 : i);
+	op.path = path;
+	op.path_len = len > 0 && (size_t)len < sizeof(path) ? (size_t)len : 0;
 	if (s->tick == ps) {
 		s->lwfs_off[node] = 0;
-		len = snprintf(path, sizeof(path), "/%s/%s/%s.%" PRIu64
-			       "/%s.%" PRIu64, s->c.fsname, j->user, j->name,
-			       j->id, op.write ? "ckpt" : "input",
-			       j->mode == BCN_SIM_N1 ? 0 : i);
 		op.kind = BCN_SIM_OP_OPEN;
 		op.t = t0;
-		op.path = path;
-		op.path_len = len > 0 && (size_t)len < sizeof(path) ?
-			      (size_t)len : 0;
 		fn(s, &op, arg);
-		op.path = NULL;
-		op.path_len = 0;
 	}
 	n = (bytes + rpc - 1) / rpc;
 	op.kind = BCN_SIM_OP_DATA;

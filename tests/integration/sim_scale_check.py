@@ -123,6 +123,19 @@ cn = collections.Counter()
 for r in recs["client"]:
     if r["op"] in ("read", "write"):
         cn[(r["node"], r["op"])] += r["size"] * r["count"]
+# every operation is on the file its handle was opened with, also in
+# ticks after the one of the OPEN
+opened = {}
+for r in sorted(recs["client"], key=lambda r: r["t"]):
+    key = (r["node"], r["fd"])
+    if r["op"] == "open":
+        check(r["path"] != "", f"{r['node']}: open without its path")
+        opened[key] = r["file"]
+    elif key in opened:
+        check(r["file"] == opened[key],
+              f"{r['node']} {r['op']} fd {r['fd']}: file {r['file']}, "
+              f"opened as {opened[key]}")
+check(len(opened) >= 28, f"only {len(opened)} files opened")
 busy = 0
 for node in range(1, 33):
     name = f"cn{node:05d}"
