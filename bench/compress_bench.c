@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 #include "compress/iorun.h"
 
 #define OPS 1000000             /* operations per pattern, all processes */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define PER_FRAME 1000
 #define FRAMES 400

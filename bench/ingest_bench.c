@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/auth.h"
-#include "common/frame.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
 #include "logsrv/logsrv.h"
 
 #define WINDOW 16               /* frames in flight per connection */

@@ -15,7 +15,7 @@
 #include "cli/stream.h"
 #include "cli/summary.h"
 #include "common/error.h"
-#include "common/frame_reader.h"
+#include "proto/frame_reader.h"
 
 #define OUT_FLUSH (64u << 10)
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
 
 #define KEYGEN_DEFAULT_BYTES 32

@@ -21,9 +21,9 @@
 #include "common/clock.h"
 #include "common/config.h"
 #include "common/error.h"
-#include "common/frame_reader.h"
+#include "proto/frame_reader.h"
 #include "common/log.h"
-#include "common/sender.h"
+#include "delivery/sender.h"
 
 #define REPLAY_MAX_NODES 64     /* senders, so connections, at once */
 #define REPLAY_ERR_MAX 1024

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 static const char *kind_name(const struct bcn_field *f)
 {

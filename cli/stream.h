@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "common/frame_reader.h"
+#include "proto/frame_reader.h"
 
 /* Called for each frame opened (its records may be read from f); rd gives
  * its raw bytes (bcn_frame_reader_last), at its offset. Return 0 to go on, a negative

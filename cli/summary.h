@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "common/buf.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_SUMMARY_MAX_KEYS (16u << 20)
 

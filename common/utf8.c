@@ -74,22 +74,3 @@ int bcn_utf8_sanitize(struct bcn_buf *b, size_t from, size_t *replaced)
 	*replaced = bad;
 	return 0;
 }
-
-size_t bcn_record_utf8_invalid(const struct bcn_record *r)
-{
-	const struct bcn_record_desc *d = bcn_record_desc(r->type);
-	size_t bad = 0;
-
-	if (r->node && bcn_utf8_valid(r->node, strlen(r->node)) != strlen(r->node))
-		bad++;
-	for (size_t i = 0; d && i < d->nfields; i++) {
-		const char *s;
-
-		if (d->fields[i].kind != BCN_F_STR)
-			continue;
-		s = *(const char *const *)((const char *)r + d->fields[i].offset);
-		if (s && bcn_utf8_valid(s, strlen(s)) != strlen(s))
-			bad++;
-	}
-	return bad;
-}

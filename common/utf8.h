@@ -6,7 +6,6 @@
 #include <stddef.h>
 
 #include "common/buf.h"
-#include "common/record.h"
 
 /* Length of the valid UTF-8 prefix of the n bytes at p (no overlong forms,
  * surrogates or code points above U+10FFFF). */
@@ -17,8 +16,5 @@ size_t bcn_utf8_valid(const char *p, size_t n);
  * (b is then unchanged). */
 int bcn_utf8_sanitize(struct bcn_buf *b, size_t from, size_t *replaced);
 
-/* Number of r's strings (its node and string fields) that are not valid
- * UTF-8, and so change when written as JSON. */
-size_t bcn_record_utf8_invalid(const struct bcn_record *r);
 
 #endif

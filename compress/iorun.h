@@ -31,7 +31,7 @@
 
 /* One traced operation. */
 struct bcn_ioop {
-	uint8_t op;             /* enum bcn_io_op (common/record.h) */
+	uint8_t op;             /* enum bcn_io_op (proto/record.h) */
 	int64_t fd;             /* descriptor or handle, -1 for none */
 	uint64_t file;          /* stable id of the path, 0 unknown */
 	uint64_t offset;        /* bytes; 0 for operations without one */

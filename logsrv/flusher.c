@@ -17,7 +17,7 @@
 
 #include "common/clock.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
 #include "logsrv/logsrv.h"
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "common/config.h"
-#include "common/lagdist.h"
+#include "logsrv/lagdist.h"
 #include "store/store_config.h"
 
 #define BCN_LOGSRV_ADDR_MAX 280

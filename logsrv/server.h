@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/buf.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
 #include "logsrv/logsrv.h"
 

@@ -34,7 +34,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_SIM_JOBID_MAX 32    /* with the NUL, as LUSTRE_JOBID_SIZE */
 

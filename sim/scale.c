@@ -10,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/client/fileid.h"
+#include "proto/fileid.h"
 #include "collectors/forwarder/fwdreq.h"
 #include "collectors/lustre/lustre_hist.h"
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/sender.h"
-#include "common/shardmap.h"
+#include "delivery/sender.h"
+#include "delivery/shardmap.h"
 #include "compress/iorun.h"
 #include "sim/scale.h"
 #include "sim/sim_int.h"

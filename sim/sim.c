@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
 #include "common/hostlist.h"
 #include "common/log.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "sim/sim_int.h"
 
 #define GROW_MIN 8

@@ -1,6 +1,6 @@
 /* beacon-sim's scale-mode transport (wire.h): one epoll loop over many
  * collectors' connections. A connection goes DOWN -> DIALING (non-blocking
- * connect) -> HANDSHAKE (common/auth.h) -> UP, and back to DOWN with an
+ * connect) -> HANDSHAKE (proto/auth.h) -> UP, and back to DOWN with an
  * exponential, jittered backoff on any failure; its queued frames survive
  * and are written again after the next handshake. */
 #include <errno.h>

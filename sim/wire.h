@@ -1,9 +1,9 @@
 /* beacon-sim's scale-mode transport (docs/sim.md, "Scale mode"): the
  * connections of many simulated collectors to their log servers, driven
  * by one thread. Each collector has its own authenticated TCP connection
- * (common/auth.h), its own sequence numbers and its own bounded queue of
+ * (proto/auth.h), its own sequence numbers and its own bounded queue of
  * frames not yet acknowledged, with the guarantees of the collectors'
- * sender (common/sender.h): frames are resent after a reconnection until
+ * sender (delivery/sender.h): frames are resent after a reconnection until
  * a log server acknowledges them; a full queue drops its oldest frames,
  * counted. One process can so stand for thousands of collectors. */
 #ifndef BCN_SIM_WIRE_H
@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "common/auth.h"
-#include "common/frame.h"
+#include "proto/auth.h"
+#include "proto/frame.h"
 
 #define BCN_SIM_WIRE_NODE_MAX 31        /* simulated node names */
 #define BCN_SIM_WIRE_DIALS_MAX 256      /* connections being set up at

@@ -1,5 +1,5 @@
 /* Records from JSON: the exact inverse of bcn_record_to_json, driven by the
- * same field tables (common/record.c), over jansson.
+ * same field tables (proto/record.c), over jansson.
  *
  * jansson keeps integers in a json_int_t (long long), so a uint64 above
  * INT64_MAX would not parse. bcn_json_load turns every such number that
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 /* Room for the node and every string field of the record type with the
  * most strings (job: 5), each at its longest, with terminators. */

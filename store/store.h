@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_STORE_URL_MAX 512
 #define BCN_STORE_PREFIX_MAX 64

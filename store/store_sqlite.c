@@ -25,7 +25,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "store/store.h"

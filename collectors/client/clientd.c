@@ -9,7 +9,7 @@
 #include "collectors/client/lwfsrc.h"
 #include "collectors/client/procmon.h"
 #include "collectors/client/tsock.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
 #include "common/log.h"
 

@@ -5,7 +5,7 @@
 
 #include "collectors/client/lwfs.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "common/timefmt.h"
 
 #define SEC_MAX 9223372035LL    /* seconds whose ns (+ fraction) fit int64 */

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/client/fileid.h"
+#include "proto/fileid.h"
 #include "collectors/client/lwfsrc.h"
 #include "collectors/client/procmon.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "compress/iorun.h"
 
 #define NIL UINT32_MAX

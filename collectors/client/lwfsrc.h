@@ -15,7 +15,7 @@
 #include "collectors/client/lwfs.h"
 #include "common/buf.h"
 #include "common/config.h"
-#include "common/follow.h"
+#include "collectors/runtime/follow.h"
 #include "common/log.h"
 
 #define BCN_LWFS_HANDLES_LIMIT (1u << 22)       /* largest handles_max */

@@ -11,9 +11,9 @@
 
 #include "collectors/client/procio.h"
 #include "collectors/client/procmon.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define NS_PER_SEC 1000000000LL
 #define REL_MAX 64              /* "proc/<pid>/environ" */

@@ -10,7 +10,7 @@
 
 #include "collectors/client/tmsg.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
 static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }

@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collectors/client/fileid.h"
+#include "proto/fileid.h"
 #include "collectors/client/tmsg.h"
 #include "collectors/client/trace.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "compress/iorun.h"
 
 #define TRACE_PATH_MAX 4096

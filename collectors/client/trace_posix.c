@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "collectors/client/trace.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define REAL(name) static __typeof__(&name) real_##name

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "collectors/client/trace.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 /* optimised builds may define these as macros */
 #undef fread_unlocked

@@ -18,7 +18,7 @@
 #include <sys/un.h>
 
 #include "collectors/client/tmsg.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/config.h"
 #include "common/log.h"
 

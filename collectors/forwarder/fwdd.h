@@ -1,17 +1,17 @@
 /* beacon-fwdd, the forwarding-node collector: request statistics of the
  * I/O forwarding server from its request log (fwdreq.h) and the Lustre
  * client's RPCs per OST (fwdrpc.h), on the shared collector loop
- * (common/collector.h). Either part may be turned off. */
+ * (collectors/runtime/collector.h). Either part may be turned off. */
 #ifndef BCN_FWDD_H
 #define BCN_FWDD_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "common/follow.h"
+#include "collectors/runtime/follow.h"
 #include "collectors/forwarder/fwdreq.h"
 #include "collectors/forwarder/fwdrpc.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/config.h"
 
 struct bcn_fwdd_conf {

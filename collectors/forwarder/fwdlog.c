@@ -5,7 +5,7 @@
 
 #include "collectors/forwarder/fwdlog.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 /* Operation names of the metadata class, sorted (binary search); read and
  * write are their own classes, any other name that follows the grammar is

@@ -1,7 +1,7 @@
 /* The forwarding-server request log (docs/fwdlog.md): one line per
  * completed request, a queue-length sample line every 1000 requests, a
  * versioned header line and comments. This module is the pure line parser;
- * following the file is common/follow.h. */
+ * following the file is collectors/runtime/follow.h. */
 #ifndef BCN_FWDLOG_H
 #define BCN_FWDLOG_H
 

@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/follow.h"
+#include "collectors/runtime/follow.h"
 #include "collectors/forwarder/fwdlog.h"
 #include "collectors/forwarder/wdist.h"
 #include "common/log.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_FWDREQ_CLASSES (BCN_FWD_CLASS_MAX - 1)      /* without "all" */
 #define BCN_FWDREQ_SAMPLES_DEF (1u << 16)

@@ -15,8 +15,8 @@
 #include "collectors/forwarder/oscstat.h"
 #include "collectors/lustre/lustre_stats.h"
 #include "common/buf.h"
-#include "common/collector.h"
-#include "common/counter.h"
+#include "collectors/runtime/collector.h"
+#include "collectors/runtime/counter.h"
 
 #define BCN_FWDRPC_TARGETS_DEF 4096
 #define BCN_FWDRPC_TARGETS_MAX 65536

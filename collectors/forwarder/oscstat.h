@@ -13,7 +13,7 @@
 
 #include "collectors/lustre/lustre_hist.h"
 #include "collectors/lustre/lustre_stats.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_OSC_FILE_MAX (1u << 20)     /* largest osc file read */
 

@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "common/log.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_WDIST_TAGS_MAX 8            /* classes: a tag takes 3 bits */
 #define BCN_WDIST_VALUE_MAX ((UINT64_C(1) << 60) - 1) /* larger: clamped */

@@ -8,7 +8,7 @@
 
 #include "collectors/lustre/lustre_server.h"
 #include "collectors/lustre/lustre_daemon.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/config.h"
 #include "common/error.h"
 #include "common/log.h"

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_LUSTRE_HIST_ROWS 64         /* rows kept per section */
 

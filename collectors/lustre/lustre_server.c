@@ -18,8 +18,8 @@
 #include "collectors/lustre/lustre_jobstats.h"
 #include "collectors/lustre/lustre_server.h"
 #include "collectors/lustre/lustre_stats.h"
-#include "common/collector.h"
-#include "common/counter.h"
+#include "collectors/runtime/collector.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 #include "common/log.h"
 

@@ -1,7 +1,7 @@
 /* The sampler beacon-ostd and beacon-mdsd share: once per interval it
  * lists the server's targets below the root, reads each target's stats
  * (and brw_stats on an OST), its per-export stats and its job_stats,
- * turns the totals into per-interval deltas (common/counter.h) and emits
+ * turns the totals into per-interval deltas (collectors/runtime/counter.h) and emits
  * BCN_REC_OST or BCN_REC_MDS records:
  *  - one per target (client "" and jobid ""), every interval;
  *  - one per export (client = the export's NID) with activity;
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "collectors/lustre/lustre_tree.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_LUSTRE_CHUNK 65536          /* job_stats read size */
 #define BCN_LUSTRE_SMALL_MAX 65536      /* largest stats/brw_stats file */

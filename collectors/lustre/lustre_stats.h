@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_LUSTRE_LINE_MAX 1024        /* longer lines are skipped */
 #define BCN_LUSTRE_SLOTS_MAX 64         /* values one map fills */

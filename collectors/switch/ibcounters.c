@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "collectors/switch/ibcounters.h"
-#include "common/counter.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 
 #define PQ_NAME_MAX 64          /* longest field name looked up */

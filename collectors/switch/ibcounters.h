@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 /* The counters of one port, in this order: the five traffic counters,
  * then the error counters in the order of BCN_PORT_ERRS (bcn_port_err). */
@@ -57,7 +57,7 @@ int bcn_ib_sysfs_counter(const char *name, bool ext);
  * management agent; -BCN_ERANGE above 2^64 - 1. Pure. */
 int bcn_ib_sysfs_parse(const char *buf, size_t len, uint64_t *value);
 
-/* The counter kind (common/counter.h) of value index i read from sysfs:
+/* The counter kind (collectors/runtime/counter.h) of value index i read from sysfs:
  * the PortCounters width, saturating, for counters/ (values above it are
  * taken as 64-bit by the delta rule, as kernels that use the extended
  * counters print them), 64-bit wrapping for counters_ext/. Pure. */

@@ -22,8 +22,8 @@
 #include "collectors/switch/ibcounters.h"
 #include "collectors/switch/swd.h"
 #include "common/clock.h"
-#include "common/collector.h"
-#include "common/counter.h"
+#include "collectors/runtime/collector.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 #include "common/log.h"
 

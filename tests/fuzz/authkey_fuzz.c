@@ -1,4 +1,4 @@
-/* libFuzzer target for the key file parser of common/auth. Parses the
+/* libFuzzer target for the key file parser of proto/auth. Parses the
  * input as a key file; a key it accepts must be BCN_AUTH_KEY_MIN ..
  * BCN_AUTH_KEY_MAX bytes, format back to text that parses to the same key,
  * and equal the input's hex digits; a refusal must leave the key zeroed
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "common/frame.h"
+#include "proto/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

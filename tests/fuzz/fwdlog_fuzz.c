@@ -15,7 +15,7 @@
 #include "collectors/forwarder/fwdreq.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define FUZZ_SAMPLES 16
 

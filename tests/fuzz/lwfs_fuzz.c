@@ -12,7 +12,7 @@
 
 #include "collectors/client/lwfs.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,4 +1,4 @@
-/* libFuzzer target for common/shardmap. Parses the input as a shard map;
+/* libFuzzer target for delivery/shardmap. Parses the input as a shard map;
  * when that works, checks that every node of every shard's host list looks
  * up to that shard, that the list API agrees with itself and that lookups
  * of arbitrary input slices are safe. Broken invariants abort. */
@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "common/hostlist.h"
-#include "common/shardmap.h"
+#include "delivery/shardmap.h"
 
 /* A small cap keeps every run fast. */
 #define FUZZ_MAX_HOSTS 16384

@@ -10,7 +10,7 @@
 
 #include "collectors/client/tmsg.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

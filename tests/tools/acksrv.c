@@ -1,5 +1,5 @@
 /* Test peer for the sender library: a small real TCP server that speaks
- * the server side of the protocol (handshake with common/auth.h, one ACK
+ * the server side of the protocol (handshake with proto/auth.h, one ACK
  * per DATA frame, dedup by (node, seq)) and can misbehave on request.
  * Every answer it gives to a DATA frame is first appended to the log file
  * as "NODE SEQ stored|duplicate|rejected", so the log is what a durable
@@ -35,9 +35,9 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define MAX_CLIENTS 64
 #define MAX_PENDING 65536       /* delayed ACKs per connection */

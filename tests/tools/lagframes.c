@@ -12,7 +12,7 @@
 
 #include "common/clock.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define NS 1000000000ll
 #define DUR (10 * NS)   /* each record covers 10 s */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 static uint64_t state = 12345;
 

@@ -30,10 +30,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
-#include "common/frame.h"
-#include "common/frame_reader.h"
+#include "proto/frame.h"
+#include "proto/frame_reader.h"
 
 #define WAIT_MS 10000
 

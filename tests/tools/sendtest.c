@@ -15,9 +15,9 @@
 
 #include "common/config.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
-#include "common/sender.h"
+#include "delivery/sender.h"
 
 #define WAIT_FILE_MAX_MS (300 * 1000)   /* longest wait for --wait-file */
 #define UNTIL_MAX_FRAMES 1000000        /* frames with --until-file */

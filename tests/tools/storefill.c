@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "store/store.h"
 #include "store/store_config.h"
 

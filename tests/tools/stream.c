@@ -15,7 +15,7 @@
 #include "common/config.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/sender.h"
+#include "delivery/sender.h"
 
 struct conf {
 	char node[BCN_NODE_MAX + 1];

@@ -1,4 +1,4 @@
-/* Unit tests of common/auth: HMAC-SHA256 against the RFC 4231 test
+/* Unit tests of proto/auth: HMAC-SHA256 against the RFC 4231 test
  * vectors, the handshake MACs against known answers computed with an
  * independent implementation (Python's hmac), the key file parser and
  * loader, and the two handshake state machines driven against each other:
@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
 

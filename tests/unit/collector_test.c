@@ -1,4 +1,4 @@
-/* Tests of common/collector: the real loop (bcn_collector_main with
+/* Tests of collectors/runtime/collector: the real loop (bcn_collector_main with
  * --count and --output to a temporary file) driven by a sampler that emits
  * known records; the frames are decoded with bcn_frame_open and checked
  * record by record: node, sequence numbers, contiguous time windows,
@@ -16,9 +16,9 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define MAX_SAMPLES 8
 #define MAX_DECODED 20000

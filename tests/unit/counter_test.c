@@ -1,4 +1,4 @@
-/* Tests of common/counter: the delta rule over a table of cases (plain
+/* Tests of collectors/runtime/counter: the delta rule over a table of cases (plain
  * increases, 32- and 64-bit wraps, saturated counters of several widths,
  * resets, out-of-range values), and the counter table: first samples,
  * deltas and their time windows, vector length changes, forgetting after
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/counter.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 
 #define U32MAX UINT64_C(0xffffffff)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "common/follow.h"
+#include "collectors/runtime/follow.h"
 
 #define GOT_MAX 64
 #define LINE_MAX_TEST 32

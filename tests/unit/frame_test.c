@@ -12,8 +12,8 @@
 #include <zlib.h>
 
 #include "common/error.h"
-#include "common/frame.h"
-#include "common/varint.h"
+#include "proto/frame.h"
+#include "proto/varint.h"
 #include "recgen.h"
 
 static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;

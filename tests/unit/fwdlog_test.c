@@ -13,7 +13,7 @@
 #include "collectors/forwarder/fwdlog.h"
 #include "collectors/forwarder/fwdreq.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define NS(s, n) ((int64_t)(s) * 1000000000 + (n))
 

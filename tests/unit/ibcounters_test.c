@@ -17,7 +17,7 @@
 #include "collectors/switch/ibcounters.h"
 #include "collectors/switch/swd.h"
 #include "common/buf.h"
-#include "common/counter.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 
 #define IB_DATA BCN_TEST_DATA "/ib"

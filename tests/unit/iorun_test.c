@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 #include "compress/iorun.h"
 
 #define K4 UINT64_C(4096)

@@ -1,4 +1,4 @@
-/* Tests of common/lagdist: the lag of a record against a table of cases
+/* Tests of logsrv/lagdist: the lag of a record against a table of cases
  * (past, present, future, overflowing times); bucket edges; percentiles of
  * generated data of several shapes against a sorting oracle, never below
  * the exact value and within 1/64 above it; empty distributions; values
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/lagdist.h"
+#include "logsrv/lagdist.h"
 
 #define MS 1000000ll            /* ns */
 #define NOW 1700000000000000000ll

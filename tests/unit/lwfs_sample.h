@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 #define SAMPLE_LOG BCN_TEST_DATA "/lwfs/sample.log"
 #define SAMPLE_OFFSET (8 * 3600)

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "collectors/client/fileid.h"
+#include "proto/fileid.h"
 #include "collectors/client/lwfs.h"
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "lwfs_sample.h"
 
 #define T "[2026-11-21 10:00:00] 4242 "

@@ -19,12 +19,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collectors/client/fileid.h"
+#include "proto/fileid.h"
 #include "collectors/client/lwfsrc.h"
 #include "collectors/client/procjob.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "lwfs_sample.h"
 
 #define SAMPLES_MAX 4

@@ -16,7 +16,7 @@
 
 #include "collectors/forwarder/oscstat.h"
 #include "common/buf.h"
-#include "common/counter.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 
 #define OSC BCN_TEST_DATA "/forwarder/lustre_exporter-2.10.1/osc/" \

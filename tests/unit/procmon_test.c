@@ -20,9 +20,9 @@
 
 #include "collectors/client/procmon.h"
 #include "common/clock.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define NS 1000000000LL
 #define SAMPLES 3

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/record.h"
+#include "proto/record.h"
 
 struct recgen {
 	uint64_t state;                 /* xorshift64, not 0 */

@@ -16,7 +16,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "store/record_json.h"
 #include "recgen.h"
 

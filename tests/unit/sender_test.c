@@ -1,4 +1,4 @@
-/* Unit tests of common/sender that need no server: endpoint syntax,
+/* Unit tests of delivery/sender that need no server: endpoint syntax,
  * configuration checks, what submit accepts, sequence numbering, the
  * drop-oldest accounting of a full buffer while the log server refuses
  * connections (a port bound but not listening), flush and wait timeouts,
@@ -20,9 +20,9 @@
 #include <cmocka.h>
 
 #include "common/error.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
-#include "common/sender.h"
+#include "delivery/sender.h"
 
 static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
 

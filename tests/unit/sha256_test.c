@@ -1,4 +1,4 @@
-/* Tests of common/sha256: the FIPS 180-4 example messages, messages of
+/* Tests of proto/sha256: the FIPS 180-4 example messages, messages of
  * every length around the block and padding boundaries against a
  * byte-at-a-time update, and constant-time comparison. HMAC-SHA256 is
  * tested against RFC 4231 in auth_test.c. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/sha256.h"
+#include "proto/sha256.h"
 
 #define BIG_DIGEST "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363"
 

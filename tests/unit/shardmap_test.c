@@ -1,4 +1,4 @@
-/* Unit tests of common/shardmap: good and bad maps with the line numbers
+/* Unit tests of delivery/shardmap: good and bad maps with the line numbers
  * their errors name, lookups (first, middle, last member, default, none),
  * the shard list, endpoints, file loading and a 40,960-node map. */
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
-#include "common/shardmap.h"
+#include "delivery/shardmap.h"
 
 #define EXAMPLE_MAP BCN_TEST_DATA "/../../deploy/shardmap.example"
 

@@ -36,7 +36,7 @@
 #include <sqlite3.h>
 
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 #include "common/timefmt.h"
 #include "store/store.h"
 #include "recgen.h"

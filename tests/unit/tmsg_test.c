@@ -11,7 +11,7 @@
 
 #include "collectors/client/tmsg.h"
 #include "common/error.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 static uint8_t buf[BCN_TMSG_MAX];
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "common/frame.h"
-#include "common/record.h"
+#include "proto/frame.h"
+#include "proto/record.h"
 #include "sim/wire.h"
 
 static struct bcn_auth_key key;

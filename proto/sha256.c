@@ -1,7 +1,7 @@
 /* SHA-256 and HMAC-SHA256, from FIPS 180-4 and RFC 2104. */
 #include <string.h>
 
-#include "common/sha256.h"
+#include "proto/sha256.h"
 
 static const uint32_t K[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,

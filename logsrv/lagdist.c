@@ -1,7 +1,7 @@
-/* Log-scale histogram of delays in milliseconds (common/lagdist.h). */
+/* Log-scale histogram of delays in milliseconds (logsrv/lagdist.h). */
 #include <string.h>
 
-#include "common/lagdist.h"
+#include "logsrv/lagdist.h"
 
 #define LAST (BCN_LAGDIST_BUCKETS - 1u)
 

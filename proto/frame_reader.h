@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 struct bcn_frame_reader {
 	int fd;

@@ -11,7 +11,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/hostlist.h"
-#include "common/shardmap.h"
+#include "delivery/shardmap.h"
 
 /* Most fields on one line: keyword, host list and three key=value pairs,
  * plus one so that an extra field is noticed. */

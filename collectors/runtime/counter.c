@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/counter.h"
+#include "collectors/runtime/counter.h"
 #include "common/error.h"
 #include "common/log.h"
 

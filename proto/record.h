@@ -280,4 +280,8 @@ void bcn_record_totals(const struct bcn_record *r, struct bcn_record_totals *t);
  * Returns 0 or -BCN_EFULL when it does not fit in len bytes. */
 int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len);
 
+/* Number of r's strings (its node and string fields) that are not valid
+ * UTF-8, and so change when written as JSON. */
+size_t bcn_record_utf8_invalid(const struct bcn_record *r);
+
 #endif

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/follow.h"
+#include "collectors/runtime/follow.h"
 #include "common/error.h"
 #include "common/log.h"
 

@@ -1,13 +1,13 @@
 /* Frame codec: envelope, checksum, compression and the compact record
- * encoding driven by the field tables of common/record.c. */
+ * encoding driven by the field tables of proto/record.c. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "common/error.h"
-#include "common/frame.h"
-#include "common/varint.h"
+#include "proto/frame.h"
+#include "proto/varint.h"
 
 #define CRC_SPAN 28     /* header bytes covered by the checksum */
 

@@ -21,10 +21,10 @@
 
 #include "common/buf.h"
 #include "common/config.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 #include "common/log.h"
-#include "common/record.h"
-#include "common/sender.h"
+#include "proto/record.h"
+#include "delivery/sender.h"
 
 #define BCN_COLLECTOR_PATH_MAX 4096     /* --root, --output, file paths */
 #define BCN_COLLECTOR_FILE_MAX (64u << 20) /* largest file read at once */

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "common/frame_reader.h"
+#include "proto/frame_reader.h"
 
 #define READ_CHUNK (256u << 10)
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 
-#include "common/auth.h"
-#include "common/sha256.h"
+#include "proto/auth.h"
+#include "proto/sha256.h"
 #include "common/error.h"
 
 #define CLIENT_LABEL "BCN1-C"

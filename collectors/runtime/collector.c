@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "common/collector.h"
+#include "collectors/runtime/collector.h"
 #include "common/error.h"
 
 #define NS_PER_MS INT64_C(1000000)

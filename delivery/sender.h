@@ -2,7 +2,7 @@
  * log server (docs/sender.md): a bounded in-memory buffer of frames that
  * are not yet acknowledged, and a background thread that connects to the
  * node's primary log server (or its fallback), authenticates
- * (common/auth.h), pipelines frames, forgets each one when its ACK
+ * (proto/auth.h), pipelines frames, forgets each one when its ACK
  * arrives and resends the rest after a reconnect.
  *
  * Submitting never blocks the caller and never touches the disk: a full
@@ -21,11 +21,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/auth.h"
+#include "proto/auth.h"
 #include "common/buf.h"
 #include "common/config.h"
-#include "common/frame.h"
-#include "common/shardmap.h"
+#include "proto/frame.h"
+#include "delivery/shardmap.h"
 
 #define BCN_SENDER_MAX_SERVERS 8        /* endpoints: primary + fallbacks */
 /* "[" IPv6 "]:" port and a NUL */
@@ -44,7 +44,7 @@ struct bcn_sender_conf {
 	 * first, then fallbacks in order of preference */
 	char servers[BCN_SENDER_MAX_SERVERS][BCN_SENDER_ENDPOINT_MAX];
 	size_t nservers;
-	char key_file[BCN_SENDER_PATH_MAX];     /* site key (common/auth.h) */
+	char key_file[BCN_SENDER_PATH_MAX];     /* site key (proto/auth.h) */
 	uint64_t buffer_bytes;          /* frame bytes kept until acked */
 	uint64_t max_frame;             /* largest frame accepted, bytes */
 	uint64_t window;                /* frames in flight at most */

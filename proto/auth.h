@@ -1,6 +1,6 @@
 /* Authentication between collectors and log servers (docs/protocol.md,
  * "Handshake frames"): the site key and its file format, HMAC-SHA256
- * (common/sha256.c), the two MACs of the handshake, nonces, and the
+ * (proto/sha256.c), the two MACs of the handshake, nonces, and the
  * handshake itself as two small state machines over opened frames, one
  * for each side, that never touch a socket: the caller reads frames, feeds
  * them to a step function and writes out whatever it appended. */
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "common/frame.h"
+#include "proto/frame.h"
 
 #define BCN_AUTH_KEY_MIN 32             /* shortest key, in bytes */
 #define BCN_AUTH_KEY_MAX 128            /* longest key, in bytes */

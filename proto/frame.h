@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "common/record.h"
+#include "proto/record.h"
 
 #define BCN_PROTO_VERSION 1
 #define BCN_FRAME_MAGIC "BCNF"

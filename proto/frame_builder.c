@@ -6,8 +6,8 @@
 #include <zlib.h>
 
 #include "common/error.h"
-#include "common/frame.h"
-#include "common/varint.h"
+#include "proto/frame.h"
+#include "proto/varint.h"
 
 #define REC_WORST 4096          /* bound on one encoded record */
 /* bound on what one record adds to the raw payload: itself and at most

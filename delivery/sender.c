@@ -36,7 +36,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "common/sender.h"
+#include "delivery/sender.h"
 
 #define RX_CHUNK 4096           /* bytes asked of one recv() */
 #define RX_MAX (64u << 10)      /* received bytes not yet parsed */

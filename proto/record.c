@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "common/error.h"
-#include "common/record.h"
+#include "common/utf8.h"
+#include "proto/record.h"
 
 #define BCN_X_NAME(id, name) name,
 static const char *const io_op_names[] = { BCN_IO_OPS(BCN_X_NAME) };
@@ -491,4 +492,23 @@ int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len)
 		break;
 	}
 	return n < 0 || (size_t)n >= len ? -BCN_EFULL : 0;
+}
+
+size_t bcn_record_utf8_invalid(const struct bcn_record *r)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(r->type);
+	size_t bad = 0;
+
+	if (r->node && bcn_utf8_valid(r->node, strlen(r->node)) != strlen(r->node))
+		bad++;
+	for (size_t i = 0; d && i < d->nfields; i++) {
+		const char *s;
+
+		if (d->fields[i].kind != BCN_F_STR)
+			continue;
+		s = *(const char *const *)((const char *)r + d->fields[i].offset);
+		if (s && bcn_utf8_valid(s, strlen(s)) != strlen(s))
+			bad++;
+	}
+	return bad;
 }
