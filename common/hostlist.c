@@ -322,8 +322,8 @@ static int hl_bracket(struct hl_parser *p, size_t open, size_t budget,
 {
 	struct hl_ival *iv = NULL;
 	size_t niv = 0, cap = 0, at;
-	uint64_t lo, hi;
-	unsigned w, hw;
+	uint64_t lo = 0, hi = 0;
+	unsigned w = 0, hw = 0;
 	int rc;
 
 	for (;;) {

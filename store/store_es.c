@@ -95,7 +95,10 @@ static int call(struct es_store *es, const char *method, const char *path,
 		return 0;
 	bcn_es_error_text(es->http.status, (const char *)es->http.resp.data,
 			  es->http.resp.len, text, sizeof(text));
-	snprintf(err, errlen, "%s %s%s: %s", method, es->http.base, path, text);
+	/* a message longer than errlen is cut and ends in "..." */
+	if (snprintf(err, errlen, "%s %s%s: %s", method, es->http.base, path,
+		     text) >= (int)errlen && errlen > 3)
+		memcpy(err + errlen - 4, "...", 4);
 	return status_errno(es->http.status);
 }
 

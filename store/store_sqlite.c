@@ -481,7 +481,7 @@ static int append_day(struct sq_store *s, int64_t day,
 		      const struct bcn_store_item *items,
 		      const struct sq_ref *refs, size_t n)
 {
-	sqlite3_stmt *ins, *st;
+	sqlite3_stmt *ins = NULL, *st = NULL;
 	struct sq_day *dd;
 	int rc, src;
 
@@ -568,7 +568,7 @@ static int bind_query(struct sq_store *s, struct sq_day *dd, int base,
 		      const struct bcn_store_query *q, sqlite3_stmt **out)
 {
 	int id = base + (q->entity ? 1 : 0) + (q->job ? 2 : 0);
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc, src;
 
 	rc = day_stmt(s, dd, id, &st);

@@ -1,5 +1,5 @@
 /* beacon-fwdd: the forwarding-node collector (collectors/forwarder/fwdd.h,
- * docs/collectors-forwarder.md). */
+ * docs/collectors.md, docs/fwdlog.md). */
 #include "collectors/forwarder/fwdd.h"
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 /* The skeleton every server-side collector daemon shares (beacon-fwdd,
  * beacon-ostd, beacon-mdsd, beacon-swd; docs/collectors.md): the common
- * command line and configuration keys of ../shared/DESIGN.md's contract
+ * command line and configuration keys of the collectors' contract
  * (--root, --node, --interval, --count, --output, the sender's keys,
  * logging), and the sampling loop: at fixed CLOCK_MONOTONIC ticks it asks
  * the daemon's sampler for the records of one interval, packs them into

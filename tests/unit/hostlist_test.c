@@ -162,7 +162,7 @@ static int check_row(const struct row *r)
 static void test_golden_cases(void **state)
 {
 	struct bcn_buf b;
-	struct row r;
+	struct row r = { 0 };
 	size_t pos = 0, rows = 0, good = 0;
 	int rc;
 

@@ -47,10 +47,12 @@ static void assert_in(const struct bcn_shardmap *m, const char *node,
 {
 	const struct bcn_shard *s = bcn_shardmap_lookup(m, node);
 
+	const char *name = node ? node : "(null)";
+
 	if (!s)
-		fail_msg("%s: no shard, want %s", node, shard);
+		fail_msg("%s: no shard, want %s", name, shard);
 	if (strcmp(s->name, shard) != 0)
-		fail_msg("%s: in %s, want %s", node, s->name, shard);
+		fail_msg("%s: in %s, want %s", name, s->name, shard);
 }
 
 static void assert_ep(const struct bcn_shard_endpoint *ep, const char *want)
