@@ -1,5 +1,5 @@
 /* First-pass compression of a process's I/O operations, online and in
- * linear time, inside the traced process (collectors/client/trace.c) and
+ * linear time, inside the traced process (collectors/client/tracer/trace.c) and
  * in beacon-clientd for the LWFS log source.
  *
  * A compressor keeps a few open runs. An operation extends the open run

@@ -1,6 +1,6 @@
 /* beacon-clientd's tracer source: the local datagram socket that every
  * traced process on the node sends its compressed runs to
- * (collectors/client/tmsg.h, docs/tracer.md). The kernel tells us which
+ * (collectors/client/tracer/tmsg.h, docs/tracer.md). The kernel tells us which
  * process sent each datagram (SO_PASSCRED), so the pid in the records is
  * not the sender's word; the Slurm job comes from that process's cgroup
  * when it has one, else from its environment as the tracer read it, else
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/un.h>
 
-#include "collectors/client/tmsg.h"
+#include "collectors/client/tracer/tmsg.h"
 #include "collectors/runtime/collector.h"
 #include "common/config.h"
 #include "common/log.h"

@@ -1,5 +1,5 @@
 /* libFuzzer target for the tracer datagram decoder
- * (collectors/client/tmsg): any input is parsed as a datagram; every
+ * (collectors/client/tracer/tmsg): any input is parsed as a datagram; every
  * record the decoder accepts must satisfy its promises (op in range,
  * count >= 1, last >= first >= 0, the path inside the input and at most
  * BCN_TMSG_PATH_MAX bytes, offsets moving forward in 8-byte steps) and
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectors/client/tmsg.h"
+#include "collectors/client/tracer/tmsg.h"
 #include "common/error.h"
 #include "proto/record.h"
 

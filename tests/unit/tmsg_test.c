@@ -1,4 +1,4 @@
-/* Tests of collectors/client/tmsg: header and record round trips (paths of
+/* Tests of collectors/client/tracer/tmsg: header and record round trips (paths of
  * every length class, extreme values), every prefix of a datagram is
  * refused as truncated, the range checks on decoded records, and the
  * header's magic and version checks. */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "collectors/client/tmsg.h"
+#include "collectors/client/tracer/tmsg.h"
 #include "common/error.h"
 #include "proto/record.h"
 

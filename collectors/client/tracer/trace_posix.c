@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "collectors/client/trace.h"
+#include "collectors/client/tracer/trace.h"
 #include "proto/record.h"
 
 #define EXPORT __attribute__((visibility("default")))

@@ -8,7 +8,7 @@
  * u64 busy, path bytes. */
 #include <string.h>
 
-#include "collectors/client/tmsg.h"
+#include "collectors/client/tracer/tmsg.h"
 #include "common/error.h"
 #include "proto/record.h"
 

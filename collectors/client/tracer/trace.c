@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "proto/fileid.h"
-#include "collectors/client/tmsg.h"
-#include "collectors/client/trace.h"
+#include "collectors/client/tracer/tmsg.h"
+#include "collectors/client/tracer/trace.h"
 #include "proto/record.h"
 #include "compress/iorun.h"
 

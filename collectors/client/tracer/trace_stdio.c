@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "collectors/client/trace.h"
+#include "collectors/client/tracer/trace.h"
 #include "proto/record.h"
 
 /* optimised builds may define these as macros */
