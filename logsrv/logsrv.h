@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/config.h"
+#include "common/program.h"
 #include "logsrv/lagdist.h"
 #include "store/store_config.h"
 
@@ -52,6 +53,9 @@ struct bcn_logsrv_config {
 
 /* The declarative configuration table of beacon-logsrv. */
 extern const struct bcn_config_opt bcn_logsrv_options[];
+
+/* The program (common/program.h, logsrv/program.c). */
+extern const struct bcn_program bcn_logsrv_program;
 
 /* Ingest lag (docs/logsrv.md): from the end of a record's interval to
  * the store's confirmation of its batch, in ms. The flusher adds every

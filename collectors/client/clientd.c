@@ -158,18 +158,13 @@ static const struct bcn_collector_ops clientd_ops = {
 	.sample_on_stop = true,
 };
 
-int bcn_clientd_main(int argc, char **argv)
-{
-	static struct clientd_conf conf;
-	static struct clientd d;
+static struct clientd_conf clientd_cfg;
+static struct clientd clientd_state = { .conf = &clientd_cfg };
 
-	d.conf = &conf;
-	return bcn_collector_main(argc, argv, "beacon-clientd",
-				  "Compute-node collector: receives the I/O "
-				  "records of traced processes "
-				  "(libbeacon_trace.so), follows an LWFS "
-				  "client log, samples the /proc counters of "
-				  "job processes, and sends them.",
-				  clientd_options, &conf, &conf.cc,
-				  &clientd_ops, &d);
-}
+const struct bcn_program bcn_clientd_program = BCN_COLLECTOR_PROGRAM(
+	"beacon-clientd",
+	"Compute-node collector: receives the I/O records of traced "
+	"processes (libbeacon_trace.so), follows an LWFS client log, samples "
+	"the /proc counters of job processes, and sends them.",
+	clientd_options, &clientd_cfg, &clientd_cfg.cc, &clientd_ops,
+	&clientd_state);

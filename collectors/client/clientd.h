@@ -7,7 +7,9 @@
 #ifndef BCN_CLIENTD_H
 #define BCN_CLIENTD_H
 
-/* The whole program: main() calls it. Returns the exit status. */
-int bcn_clientd_main(int argc, char **argv);
+#include "common/program.h"
+
+/* The whole program (common/program.h). */
+extern const struct bcn_program bcn_clientd_program;
 
 #endif

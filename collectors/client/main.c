@@ -3,5 +3,5 @@
 
 int main(int argc, char **argv)
 {
-	return bcn_clientd_main(argc, argv);
+	return bcn_program_main(&bcn_clientd_program, argc, argv);
 }

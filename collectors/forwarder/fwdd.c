@@ -141,3 +141,14 @@ const struct bcn_collector_ops bcn_fwdd_ops = {
 	.sample = fwdd_sample,
 	.fini = fwdd_fini,
 };
+
+static struct bcn_fwdd_conf fwdd_cfg;
+static struct bcn_fwdd fwdd_state = { .conf = &fwdd_cfg };
+
+const struct bcn_program bcn_fwdd_program = BCN_COLLECTOR_PROGRAM(
+	"beacon-fwdd",
+	"Forwarding-node collector: windowed request statistics from the "
+	"forwarding server's request log (docs/fwdlog.md) and the Lustre "
+	"client's RPCs per OST.",
+	bcn_fwdd_options, &fwdd_cfg, &fwdd_cfg.cc, &bcn_fwdd_ops,
+	&fwdd_state);

@@ -35,7 +35,10 @@ struct bcn_fwdd {
 	uint64_t malformed_seen;        /* reported to the loop so far */
 };
 
-/* init, sample and fini for bcn_collector_main, over a struct bcn_fwdd. */
+/* init, sample and fini for the collector loop, over a struct bcn_fwdd. */
 extern const struct bcn_collector_ops bcn_fwdd_ops;
+
+/* beacon-fwdd (common/program.h). */
+extern const struct bcn_program bcn_fwdd_program;
 
 #endif

@@ -143,15 +143,21 @@ static const struct bcn_collector_ops daemon_ops = {
 	.init = daemon_init, .sample = daemon_sample, .fini = daemon_fini,
 };
 
-int bcn_lustre_daemon_main(int argc, char **argv, enum bcn_lustre_role role,
-			   const char *prog, const char *description)
-{
-	static struct lustre_daemon_conf conf;
-	static struct lustre_daemon d;
+static struct lustre_daemon_conf ost_cfg = { .role = BCN_LUSTRE_OST };
+static struct lustre_daemon ost_state = { .conf = &ost_cfg };
 
-	conf.role = role;
-	d.conf = &conf;
-	return bcn_collector_main(argc, argv, prog, description,
-				  role == BCN_LUSTRE_OST ? ost_options : mdt_options,
-				  &conf, &conf.cc, &daemon_ops, &d);
-}
+const struct bcn_program bcn_ostd_program = BCN_COLLECTOR_PROGRAM(
+	"beacon-ostd",
+	"Samples the statistics of this OSS's Lustre OSTs (obdfilter stats, "
+	"brw_stats, per-export stats, job_stats) and sends their "
+	"per-interval deltas.",
+	ost_options, &ost_cfg, &ost_cfg.cc, &daemon_ops, &ost_state);
+
+static struct lustre_daemon_conf mdt_cfg = { .role = BCN_LUSTRE_MDT };
+static struct lustre_daemon mdt_state = { .conf = &mdt_cfg };
+
+const struct bcn_program bcn_mdsd_program = BCN_COLLECTOR_PROGRAM(
+	"beacon-mdsd",
+	"Samples the metadata statistics of this MDS's Lustre MDTs (md_stats, "
+	"per-export stats, job_stats) and sends their per-interval deltas.",
+	mdt_options, &mdt_cfg, &mdt_cfg.cc, &daemon_ops, &mdt_state);

@@ -5,11 +5,11 @@
 #ifndef BCN_LUSTRE_DAEMON_H
 #define BCN_LUSTRE_DAEMON_H
 
-#include "collectors/lustre/lustre_tree.h"
+#include "common/program.h"
 
-/* bcn_collector_main with the keys and sampler of the role. Returns
- * main()'s exit status. */
-int bcn_lustre_daemon_main(int argc, char **argv, enum bcn_lustre_role role,
-			   const char *prog, const char *description);
+/* beacon-ostd and beacon-mdsd (common/program.h): the keys and sampler of
+ * each role on the collector loop. */
+extern const struct bcn_program bcn_ostd_program;
+extern const struct bcn_program bcn_mdsd_program;
 
 #endif

@@ -469,43 +469,6 @@ static void write_stats(const struct bcn_collector *c, const char *prog)
 }
 
 /* Parses the command line. Returns -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, const char *prog,
-		      const char *description,
-		      const struct bcn_config_opt *tab, void *conf)
-{
-	char err[BCN_CFG_ERR_MAX];
-	int argi = 1, rc;
-
-	rc = bcn_config_defaults(tab, conf, err, sizeof(err));
-	if (!rc)
-		rc = bcn_config_getopt(tab, conf, argc, argv, &argi, err,
-				       sizeof(err));
-	if (rc == BCN_CONFIG_HELP) {
-		printf("usage: %s [--KEY VALUE ...]\n%s\n\n", prog, description);
-		bcn_config_help(tab, stdout);
-		return 0;
-	}
-	if (rc == BCN_CONFIG_DUMP) {
-		struct bcn_buf b;
-
-		bcn_buf_init(&b, 1 << 20);
-		rc = bcn_config_dump(tab, conf, &b);
-		if (!rc && fwrite(b.data, 1, b.len, stdout) != b.len)
-			rc = -EIO;
-		bcn_buf_free(&b);
-		if (rc)
-			fprintf(stderr, "%s: %s\n", prog, bcn_strerror(rc));
-		return rc ? 1 : 0;
-	}
-	if (rc || argi < argc) {
-		fprintf(stderr, "%s: %s\n", prog, rc ? err : "unexpected argument");
-		fprintf(stderr, "usage: %s [--KEY VALUE ...] (--help lists the "
-			"keys)\n", prog);
-		return 2;
-	}
-	return -1;
-}
-
 /* Fills in the node name (the host name by default). */
 static int set_node(struct bcn_collector_conf *cc)
 {
@@ -658,38 +621,36 @@ out:
 	return status;
 }
 
-int bcn_collector_main(int argc, char **argv, const char *prog,
-		       const char *description,
-		       const struct bcn_config_opt *tab, void *conf,
-		       struct bcn_collector_conf *cc,
-		       const struct bcn_collector_ops *ops, void *state)
+int bcn_collector_run(const struct bcn_program *p)
 {
+	const struct bcn_collector_daemon *d = p->kind;
+	struct bcn_collector_conf *cc = d->cc;
 	struct bcn_collector *c;
 	int rc, status;
 
-	status = parse_args(argc, argv, prog, description, tab, conf);
-	if (status >= 0)
-		return status;
-	rc = bcn_log_open(prog, cc->log_dest, cc->log_level);
+	rc = bcn_log_open(p->name, cc->log_dest, cc->log_level);
 	if (rc) {
-		fprintf(stderr, "%s: bad log settings\n", prog);
-		return 2;
+		fprintf(stderr, "%s: bad log settings\n", p->name);
+		return BCN_EXIT_USAGE;
 	}
 	rc = set_node(cc);
 	if (rc) {
 		BCN_ERR("cannot find the host name (set --node): %s",
 			bcn_strerror(rc));
-		return 2;
+		status = BCN_EXIT_USAGE;
+		goto out;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		BCN_ERR("out of memory");
-		return 1;
+		status = BCN_EXIT_FAIL;
+		goto out;
 	}
 	c->cc = cc;
 	c->out_fd = -1;
-	status = run(c, prog, ops, state);
+	status = run(c, p->name, d->ops, d->state);
 	free(c);
+out:
 	bcn_log_close();
 	return status;
 }

@@ -23,6 +23,7 @@
 #include "common/config.h"
 #include "proto/frame.h"
 #include "common/log.h"
+#include "common/program.h"
 #include "proto/record.h"
 #include "delivery/sender.h"
 
@@ -138,20 +139,35 @@ struct bcn_collector_ops {
 	bool sample_on_stop;
 };
 
-/* The main() of a collector daemon: parses argv with tab (which must
- * contain BCN_COLLECTOR_CONFIG_OPTIONS for member cc of the struct conf
- * points to; defaults are applied first), handles --help (usage line
- * "usage: PROG [--KEY VALUE ...]", description, generated options) and
- * --dump-config, opens the log, fills in cc->node, opens the sender (or
- * the --output file), runs ops->init, the loop and ops->fini, flushes.
- * Never exits the process. Returns the exit status for main(): 0 (done,
- * or stopped by SIGTERM/SIGINT), 1 (could not start or run), 2 (bad
- * command line or configuration). */
-int bcn_collector_main(int argc, char **argv, const char *prog,
-		       const char *description,
-		       const struct bcn_config_opt *tab, void *conf,
-		       struct bcn_collector_conf *cc,
-		       const struct bcn_collector_ops *ops, void *state);
+/* What the collector loop needs of a daemon besides its configuration. */
+struct bcn_collector_daemon {
+	struct bcn_collector_conf *cc;  /* the collector part of the
+					 * program's conf */
+	const struct bcn_collector_ops *ops;
+	void *state;                    /* handed to every op */
+};
+
+/* The run() of a collector program (common/program.h), whose options
+ * table contains BCN_COLLECTOR_CONFIG_OPTIONS for member cc of its conf
+ * and whose kind is a struct bcn_collector_daemon: opens the log, fills
+ * in cc->node, opens the sender (or the --output file), runs ops->init,
+ * the loop and ops->fini, flushes. Never exits the process. Returns 0
+ * (done, or stopped by SIGTERM/SIGINT), 1 (could not start or run) or 2
+ * (bad log settings or no node name). */
+int bcn_collector_run(const struct bcn_program *p);
+
+/* A collector program's table, for a file-scope definition:
+ *
+ *	const struct bcn_program bcn_fwdd_program = BCN_COLLECTOR_PROGRAM(
+ *		"beacon-fwdd", "Forwarding-node collector: ...",
+ *		fwdd_options, &conf, &conf.cc, &fwdd_ops, &state);
+ */
+#define BCN_COLLECTOR_PROGRAM(prog, desc, tab, conf_ptr, cc_ptr, ops_ptr, \
+			      state_ptr) \
+	{ .name = (prog), .description = (desc), .options = (tab), \
+	  .conf = (conf_ptr), .run = bcn_collector_run, \
+	  .kind = &(const struct bcn_collector_daemon){ \
+		.cc = (cc_ptr), .ops = (ops_ptr), .state = (state_ptr) } }
 
 /* Adds one record to the current frame; r->node is ignored (frames carry
  * the node). When the frame is full or above frame_bytes (at most half of

@@ -3,5 +3,5 @@
 
 int main(int argc, char **argv)
 {
-	return bcn_swd_main(argc, argv);
+	return bcn_program_main(&bcn_swd_program, argc, argv);
 }

@@ -674,16 +674,12 @@ static const struct bcn_collector_ops swd_ops = {
 	.init = swd_init, .sample = swd_sample, .fini = swd_fini,
 };
 
-int bcn_swd_main(int argc, char **argv)
-{
-	static struct swd_conf conf;
-	static struct swd s;
+static struct swd_conf swd_cfg;
+static struct swd swd_state = { .conf = &swd_cfg };
 
-	s.conf = &conf;
-	return bcn_collector_main(argc, argv, "beacon-swd",
-				  "Samples InfiniBand port counters (this "
-				  "host's adapters in sysfs, switch ports "
-				  "through perfquery) and sends their "
-				  "per-interval deltas.", swd_options, &conf,
-				  &conf.cc, &swd_ops, &s);
-}
+const struct bcn_program bcn_swd_program = BCN_COLLECTOR_PROGRAM(
+	"beacon-swd",
+	"Samples InfiniBand port counters (this host's adapters in sysfs, "
+	"switch ports through perfquery) and sends their per-interval "
+	"deltas.",
+	swd_options, &swd_cfg, &swd_cfg.cc, &swd_ops, &swd_state);

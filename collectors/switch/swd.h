@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/program.h"
+
 #define BCN_SWD_TARGET_MAX 128          /* one perfquery_target value */
 #define BCN_SWD_MAX_TARGETS 256         /* perfquery_target entries */
 #define BCN_SWD_NAME_MAX 64             /* switch name in records */
@@ -31,8 +33,8 @@ struct bcn_swd_target {
  * -BCN_ESYNTAX/-BCN_ERANGE. Pure. */
 int bcn_swd_target_parse(const char *s, struct bcn_swd_target *t);
 
-/* The program: bcn_collector_main with beacon-swd's keys and sampler.
- * Returns main()'s exit status. */
-int bcn_swd_main(int argc, char **argv);
+/* beacon-swd (common/program.h): its keys and sampler on the collector
+ * loop. */
+extern const struct bcn_program bcn_swd_program;
 
 #endif

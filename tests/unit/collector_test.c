@@ -1,4 +1,4 @@
-/* Tests of collectors/runtime/collector: the real loop (bcn_collector_main with
+/* Tests of collectors/runtime/collector: the real loop (bcn_collector_run with
  * --count and --output to a temporary file) driven by a sampler that emits
  * known records; the frames are decoded with bcn_frame_open and checked
  * record by record: node, sequence numbers, contiguous time windows,
@@ -164,9 +164,14 @@ static int run_main(struct fake_conf *conf, struct fake_state *s,
 	memset(conf, 0, sizeof(*conf));
 	memset(s, 0, sizeof(*s));
 	s->conf = conf;
-	return bcn_collector_main(argc, argv, "fake-collector",
-				  "A collector for tests.", fake_tab, conf,
-				  &conf->cc, &fake_ops, s);
+	const struct bcn_collector_daemon d = { &conf->cc, &fake_ops, s };
+	const struct bcn_program p = {
+		.name = "fake-collector", .description = "A collector for tests.",
+		.options = fake_tab, .conf = conf, .run = bcn_collector_run,
+		.kind = &d,
+	};
+
+	return bcn_program_main(&p, argc, argv);
 }
 
 static void test_loop_output(void **state)

@@ -1,5 +1,5 @@
 /* Tests of collectors/client/lwfsrc, the LWFS log source, run by the real
- * collector loop (bcn_collector_main with --count, --output and --root,
+ * collector loop (bcn_collector_run with --count, --output and --root,
  * the test appending to the log before each sample): the hand-counted
  * totals of tests/data/lwfs/sample.log come out exactly in the decoded
  * records, with jobs from a fake /proc, paths on open records, file ids,
@@ -158,8 +158,14 @@ static int run(struct lw_conf *conf, struct lw_state *s, int count,
 	memset(conf, 0, sizeof(*conf));
 	s->conf = conf;
 	s->k = 0;
-	return bcn_collector_main(argc, argv, "lwfsrc-test", "A test.",
-				  lw_tab, conf, &conf->cc, &lw_ops, s);
+	const struct bcn_collector_daemon d = { &conf->cc, &lw_ops, s };
+	const struct bcn_program p = {
+		.name = "lwfsrc-test", .description = "A test.",
+		.options = lw_tab, .conf = conf, .run = bcn_collector_run,
+		.kind = &d,
+	};
+
+	return bcn_program_main(&p, argc, argv);
 }
 
 /* ---- decoding ------------------------------------------------------- */

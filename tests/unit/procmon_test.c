@@ -1,6 +1,6 @@
 /* Tests of collectors/client/procmon, the /proc sampler: the exact split
  * of counter deltas, and the sampler run by the real collector loop
- * (bcn_collector_main with --count, --output and --root) over a fake
+ * (bcn_collector_run with --count, --output and --root) over a fake
  * /proc tree in a temporary directory that the test rewrites before each
  * sample: baselines, a counter change, a process started inside the
  * window, pid reuse with a new start time, a process that exits, an
@@ -327,9 +327,15 @@ static int run(struct pm_conf *conf, struct pm_state *s, const char *scope,
 	memset(conf, 0, sizeof(*conf));
 	memset(s, 0, sizeof(*s));
 	s->conf = conf;
-	return bcn_collector_main((int)(sizeof(argv) / sizeof(argv[0]) - 1),
-				  argv, "procmon-test", "A test.", pm_tab,
-				  conf, &conf->cc, &pm_ops, s);
+	const struct bcn_collector_daemon d = { &conf->cc, &pm_ops, s };
+	const struct bcn_program p = {
+		.name = "procmon-test", .description = "A test.",
+		.options = pm_tab, .conf = conf, .run = bcn_collector_run,
+		.kind = &d,
+	};
+
+	return bcn_program_main(&p, (int)(sizeof(argv) / sizeof(argv[0]) - 1),
+				argv);
 }
 
 /* ---- the tests ------------------------------------------------------ */
