@@ -1,4 +1,4 @@
-/* The skeleton every server-side collector daemon shares (beacon-fwdd,
+/* The skeleton every collector daemon shares (beacon-clientd, beacon-fwdd,
  * beacon-ostd, beacon-mdsd, beacon-swd; docs/collectors.md): the common
  * command line and configuration keys of the collectors' contract
  * (--root, --node, --interval, --count, --output, the sender's keys,
@@ -11,7 +11,8 @@
  *
  * A daemon embeds a struct bcn_collector_conf in its configuration struct,
  * puts BCN_COLLECTOR_CONFIG_OPTIONS(its struct, member) in its table next
- * to its own keys, and calls bcn_collector_main() from main(). */
+ * to its own keys, and describes itself with BCN_COLLECTOR_PROGRAM; its
+ * main() is bcn_program_main() over that description. */
 #ifndef BCN_COLLECTOR_H
 #define BCN_COLLECTOR_H
 
