@@ -265,7 +265,7 @@ static int run_ceiling(int port, long conns, long frames, long records)
 
 	if (!rc || rc->err)
 		return 1;
-	r = redisCommand(rc, "SCRIPT LOAD %s", bcn_logsrv_enqueue_lua);
+	r = redisCommand(rc, "SCRIPT LOAD %s", bcn_redisq_enqueue_lua);
 	if (!r || r->type != REDIS_REPLY_STRING)
 		return 1;
 	snprintf(sha, sizeof(sha), "%s", r->str);

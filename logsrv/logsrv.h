@@ -16,10 +16,11 @@
 #include "common/config.h"
 #include "common/program.h"
 #include "logsrv/lagdist.h"
+#include "logsrv/redisq.h"
 #include "store/store_config.h"
 
 #define BCN_LOGSRV_ADDR_MAX 280
-#define BCN_LOGSRV_PREFIX_MAX 64
+#define BCN_LOGSRV_PREFIX_MAX BCN_REDISQ_PREFIX_MAX
 
 struct bcn_logsrv_config {
 	char listen[BCN_LOGSRV_ADDR_MAX];       /* host:port */
@@ -33,7 +34,7 @@ struct bcn_logsrv_config {
 	uint64_t pending_max;                   /* bytes awaiting Redis */
 	int64_t handshake_timeout_ms;
 	int64_t idle_timeout_ms;
-	char redis_host[256];
+	char redis_host[BCN_REDISQ_HOST_MAX];
 	uint64_t redis_port;
 	char redis_password_file[PATH_MAX];
 	char redis_prefix[BCN_LOGSRV_PREFIX_MAX];
@@ -67,15 +68,15 @@ struct bcn_logsrv_lag {
 };
 
 /* Counters, updated by the server and flusher threads. lag is set up by
- * bcn_logsrv_run. */
+ * bcn_logsrv_run; redisq holds the Redis queue's (frames stored,
+ * duplicate, waiting for Redis; Redis errors and reconnections). */
 struct bcn_logsrv_stats {
 	_Atomic uint64_t conns_accepted, conns_refused, conns_open;
 	_Atomic uint64_t auth_failures;
 	_Atomic uint64_t frames_in, records_in, bytes_in;
-	_Atomic uint64_t frames_stored, frames_duplicate, frames_rejected;
+	_Atomic uint64_t frames_rejected;
 	_Atomic uint64_t frames_bad;            /* closed the connection */
-	_Atomic uint64_t redis_errors, redis_reconnects;
-	_Atomic uint64_t pending_frames, pending_bytes;
+	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
 	_Atomic uint64_t dead_letters;
 	_Atomic int64_t backlog;                /* frames in Redis, -1 unknown */
@@ -88,16 +89,11 @@ struct bcn_logsrv_stats {
 int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 		   volatile sig_atomic_t *stop, struct bcn_logsrv_stats *stats);
 
-/* Redis key names shared by the server and the flusher. */
-#define BCN_LOGSRV_QUEUE_KEY "%s:queue"         /* list of frames */
+/* Redis key names of the server and the flusher; the queue and the dedup
+ * sets are the Redis queue's (logsrv/redisq.h). */
+#define BCN_LOGSRV_QUEUE_KEY BCN_REDISQ_QUEUE_KEY /* list of frames */
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
-#define BCN_LOGSRV_SEEN_KEY "%s:seen:%s"        /* zset of seqs per node */
 #define BCN_LOGSRV_STATS_KEY "%s:stats"         /* hash of the statistics */
-
-/* The Lua script that makes a frame durable: KEYS[1] the node's dedup
- * set, KEYS[2] the queue; ARGV[1] the sequence number, ARGV[2] the frame,
- * ARGV[3] the dedup window. Returns 1 when stored, 0 for a duplicate. */
-extern const char bcn_logsrv_enqueue_lua[];
 
 struct bcn_flusher;
 

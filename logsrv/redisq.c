@@ -1,11 +1,11 @@
-/* The durable queue in Redis, driven from the log server's event loop with
- * hiredis's asynchronous API on our own epoll adapter.
+/* The durable queue in Redis (logsrv/redisq.h), driven from its owner's
+ * event loop with hiredis's asynchronous API on our own epoll adapter.
  *
- * Each accepted frame is kept in memory until a Lua script has, in one
+ * Each submitted frame is kept in memory until a Lua script has, in one
  * atomic step, recorded (node, seq) in the node's dedup set and appended
  * the frame to the queue list; Redis runs with appendonly yes and
  * appendfsync always, so its reply means the frame is on disk. Only then
- * is the frame acknowledged. On any Redis error or disconnection every
+ * is the frame's fate reported. On any Redis error or disconnection every
  * unconfirmed frame is resent after a reconnect; the dedup set makes the
  * resend harmless. */
 #include <errno.h>
@@ -17,21 +17,20 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "common/buf.h"
+#include "common/clock.h"
 #include "common/error.h"
-#include "logsrv/server.h"
+#include "common/log.h"
+#include "logsrv/redisq.h"
 
 #define BACKOFF_MIN_MS 100
 #define CONNECT_TIMEOUT_MS 5000
+#define BATCH_FRAMES BCN_REDISQ_BATCH_FRAMES
+#define BATCH_BYTES BCN_REDISQ_BATCH_BYTES
 
-#define BATCH_FRAMES 256        /* frames per script call */
-#define BATCH_BYTES (8u << 20)
-
-/* KEYS[1] the queue list, KEYS[1 + j] the dedup zset of frame j's node;
- * ARGV[1] the dedup window, ARGV[2j] frame j's sequence number and
- * ARGV[2j + 1] the frame, for j = 1 .. #KEYS - 1. Returns, per frame, 1
- * when stored and 0 for a duplicate. One call carries the frames of one
- * turn of the event loop, so that Redis writes (and fsyncs) them at once. */
-const char bcn_logsrv_enqueue_lua[] =
+/* One call carries the frames of one turn of the event loop, so that Redis
+ * writes (and fsyncs) them at once. */
+const char bcn_redisq_enqueue_lua[] =
 	"local w = tonumber(ARGV[1])\n"
 	"local res = {}\n"
 	"for j = 1, #KEYS - 1 do\n"
@@ -47,127 +46,232 @@ const char bcn_logsrv_enqueue_lua[] =
 	"end\n"
 	"return res\n";
 
+/* A submitted frame whose fate is not known yet. */
+struct pending {
+	struct pending *prev, *next;
+	int slot;
+	uint64_t cookie;
+	uint64_t seq;
+	bool sent;                      /* a command for it is in flight */
+	int64_t sent_ms, submitted_ms;
+	size_t len;
+	char *seen_key;                 /* dedup key of its node */
+	uint8_t *frame;                 /* the frame, as received */
+};
+
 /* The frames of one script call, in order. */
 struct batch {
 	size_t n;
-	struct bcn_pending *items[BATCH_FRAMES];
+	struct pending *items[BATCH_FRAMES];
 };
 
+struct bcn_redisq {
+	struct bcn_redisq_config cfg;
+	struct bcn_redisq_stats *st;
+	bcn_redisq_done_fn done;
+	void *done_arg;
+	int ep;
+	void *ep_tag;
+	struct redisAsyncContext *rc;
+	bool ready;                     /* connected, checked, script loaded */
+	bool failed;                    /* disconnecting after an error */
+	bool registered;                /* the socket is in the epoll set */
+	uint32_t events;                /* its epoll interest */
+	char script_sha[48];
+	int64_t retry_ms, backoff_ms, connect_started;
+	size_t node_off;                /* of the node in a seen key */
+	char queue_key[BCN_REDISQ_PREFIX_MAX + 16];
+	char password[BCN_REDISQ_PASSWORD_MAX];
+	struct pending pending;         /* list head, in submission order */
+	bool unsent;                    /* some pending frame is not sent */
+	struct bcn_complain complaint;
+	struct bcn_redisq_done report[BATCH_FRAMES];    /* for the callback */
+	/* the arguments of one script call */
+	const char *argv[5 + 3 * BATCH_FRAMES];
+	size_t argl[5 + 3 * BATCH_FRAMES];
+	char seqs[BATCH_FRAMES][24];
+};
+
+bool bcn_redisq_ready(const struct bcn_redisq *q)
+{
+	return q->rc && q->ready;
+}
 
 /* --- epoll adapter for hiredis --- */
 
-static void redis_interest(struct bcn_srv *s)
+static void redis_interest(struct bcn_redisq *q)
 {
-	struct epoll_event e = { .events = s->redis_events, .data.ptr = &s->redis_ev };
-	int fd = s->rc->c.fd;
+	struct epoll_event e = { .events = q->events, .data.ptr = q->ep_tag };
+	int fd = q->rc->c.fd;
 
-	if (!s->redis_registered) {
-		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &e) == 0)
-			s->redis_registered = true;
+	if (!q->registered) {
+		if (epoll_ctl(q->ep, EPOLL_CTL_ADD, fd, &e) == 0)
+			q->registered = true;
 	} else {
-		epoll_ctl(s->ep, EPOLL_CTL_MOD, fd, &e);
+		epoll_ctl(q->ep, EPOLL_CTL_MOD, fd, &e);
 	}
 }
 
-static void ev_add_read(void *p) { struct bcn_srv *s = p; s->redis_events |= EPOLLIN; redis_interest(s); }
-static void ev_del_read(void *p) { struct bcn_srv *s = p; s->redis_events &= ~(uint32_t)EPOLLIN; redis_interest(s); }
-static void ev_add_write(void *p) { struct bcn_srv *s = p; s->redis_events |= EPOLLOUT; redis_interest(s); }
-static void ev_del_write(void *p) { struct bcn_srv *s = p; s->redis_events &= ~(uint32_t)EPOLLOUT; redis_interest(s); }
+static void ev_add_read(void *p) { struct bcn_redisq *q = p; q->events |= EPOLLIN; redis_interest(q); }
+static void ev_del_read(void *p) { struct bcn_redisq *q = p; q->events &= ~(uint32_t)EPOLLIN; redis_interest(q); }
+static void ev_add_write(void *p) { struct bcn_redisq *q = p; q->events |= EPOLLOUT; redis_interest(q); }
+static void ev_del_write(void *p) { struct bcn_redisq *q = p; q->events &= ~(uint32_t)EPOLLOUT; redis_interest(q); }
 
 static void ev_cleanup(void *p)
 {
-	struct bcn_srv *s = p;
+	struct bcn_redisq *q = p;
 
-	if (s->redis_registered && s->rc)
-		epoll_ctl(s->ep, EPOLL_CTL_DEL, s->rc->c.fd, NULL);
-	s->redis_registered = false;
-	s->redis_events = 0;
+	if (q->registered && q->rc)
+		epoll_ctl(q->ep, EPOLL_CTL_DEL, q->rc->c.fd, NULL);
+	q->registered = false;
+	q->events = 0;
 }
 
-void bcn_redisq_event(struct bcn_srv *s, uint32_t events)
+void bcn_redisq_event(struct bcn_redisq *q, uint32_t events)
 {
-	if (!s->rc)
+	if (!q->rc)
 		return;
 	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-		redisAsyncHandleRead(s->rc);
-	if (s->rc && (events & EPOLLOUT))
-		redisAsyncHandleWrite(s->rc);
+		redisAsyncHandleRead(q->rc);
+	if (q->rc && (events & EPOLLOUT))
+		redisAsyncHandleWrite(q->rc);
+}
+
+/* --- fates --- */
+
+/* Reports the fates of ps[0 .. n) (n <= BATCH_FRAMES), which the caller
+ * put in q->report[i].fate, in one callback, then frees the frames. They
+ * leave the pending list and its counters before the callback. */
+static void report(struct bcn_redisq *q, struct pending **ps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct bcn_redisq_done *d = &q->report[i];
+		struct pending *p = ps[i];
+
+		d->node = p->seen_key + q->node_off;
+		d->seq = p->seq;
+		d->len = p->len;
+		d->slot = p->slot;
+		d->cookie = p->cookie;
+		if (d->fate == BCN_REDISQ_STORED)
+			q->st->stored++;
+		else if (d->fate == BCN_REDISQ_DUPLICATE)
+			q->st->duplicate++;
+		else
+			q->st->failed++;
+		p->prev->next = p->next;
+		p->next->prev = p->prev;
+		q->st->pending_frames--;
+		q->st->pending_bytes -= p->len;
+	}
+	q->done(q->done_arg, q->report, n);
+	for (size_t i = 0; i < n; i++) {
+		free(ps[i]->seen_key);
+		free(ps[i]->frame);
+		free(ps[i]);
+	}
+}
+
+/* Reports up to BATCH_FRAMES frames from the head of the list as FAILED:
+ * all of them (all), or those not in flight and submitted give_up_ms ago
+ * or earlier. Returns how many. */
+static size_t fail_oldest(struct bcn_redisq *q, bool all)
+{
+	struct pending *ps[BATCH_FRAMES];
+	int64_t now = bcn_mono_ms();
+	size_t n = 0;
+
+	for (struct pending *p = q->pending.next; p != &q->pending && n < BATCH_FRAMES;
+	     p = p->next) {
+		if (!all && (p->sent || now - p->submitted_ms < q->cfg.give_up_ms))
+			break;
+		q->report[n].fate = BCN_REDISQ_FAILED;
+		ps[n++] = p;
+	}
+	if (n) {
+		if (!all)
+			bcn_complain(&q->complaint, BCN_LOG_ERR,
+				     "Redis %s:%" PRIu64 ": giving up %zu frames "
+				     "unconfirmed for %" PRId64 " ms", q->cfg.host,
+				     q->cfg.port, n, q->cfg.give_up_ms);
+		report(q, ps, n);
+	}
+	return n;
 }
 
 /* --- connection life cycle --- */
 
-static void schedule_retry(struct bcn_srv *s)
+static void schedule_retry(struct bcn_redisq *q)
 {
-	s->redis_backoff_ms = s->redis_backoff_ms ? s->redis_backoff_ms * 2 : BACKOFF_MIN_MS;
-	if (s->redis_backoff_ms > s->cfg->redis_backoff_max_ms)
-		s->redis_backoff_ms = s->cfg->redis_backoff_max_ms;
-	s->redis_retry_ms = s->now_ms + s->redis_backoff_ms;
+	q->backoff_ms = q->backoff_ms ? q->backoff_ms * 2 : BACKOFF_MIN_MS;
+	if (q->backoff_ms > q->cfg.backoff_max_ms)
+		q->backoff_ms = q->cfg.backoff_max_ms;
+	q->retry_ms = bcn_mono_ms() + q->backoff_ms;
 }
 
 /* Forgets that commands were in flight: everything unconfirmed is resent
  * on the next connection. */
-static void mark_all_unsent(struct bcn_srv *s)
+static void mark_all_unsent(struct bcn_redisq *q)
 {
-	for (struct bcn_pending *p = s->pending.next; p != &s->pending; p = p->next)
+	for (struct pending *p = q->pending.next; p != &q->pending; p = p->next)
 		p->sent = false;
-	s->unsent = true;
+	q->unsent = true;
 }
 
 static void on_disconnect(const redisAsyncContext *ac, int status)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 
 	if (status != REDIS_OK)
-		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+		bcn_complain(&q->complaint, BCN_LOG_ERR,
 			     "Redis %s:%" PRIu64 " connection lost: %s (%" PRIu64
 			     " frames wait, collectors are not acknowledged)",
-			     s->cfg->redis_host, s->cfg->redis_port,
+			     q->cfg.host, q->cfg.port,
 			     ac->errstr[0] ? ac->errstr : "closed",
-			     (uint64_t)s->st->pending_frames);
-	s->rc = NULL;
-	s->redis_ready = false;
-	s->redis_failed = false;
-	s->redis_registered = false;
-	mark_all_unsent(s);
-	schedule_retry(s);
+			     (uint64_t)q->st->pending_frames);
+	q->rc = NULL;
+	q->ready = false;
+	q->failed = false;
+	q->registered = false;
+	mark_all_unsent(q);
+	schedule_retry(q);
 }
 
 /* Drops the connection after a Redis error reply; everything unconfirmed
  * is resent after the reconnect. */
-static void redis_fail(struct bcn_srv *s, const char *what, const redisReply *r)
+static void redis_fail(struct bcn_redisq *q, const char *what, const redisReply *r)
 {
-	s->st->redis_errors++;
-	bcn_complain(&s->redis_complaint, BCN_LOG_ERR, "Redis: %s: %s", what,
+	q->st->errors++;
+	bcn_complain(&q->complaint, BCN_LOG_ERR, "Redis: %s: %s", what,
 		     r && r->type == REDIS_REPLY_ERROR ? r->str :
-		     s->rc && s->rc->errstr[0] ? s->rc->errstr : "no reply");
-	s->redis_ready = false;
-	if (s->rc && !s->redis_failed) {
-		s->redis_failed = true;
-		redisAsyncDisconnect(s->rc);
+		     q->rc && q->rc->errstr[0] ? q->rc->errstr : "no reply");
+	q->ready = false;
+	if (q->rc && !q->failed) {
+		q->failed = true;
+		redisAsyncDisconnect(q->rc);
 	}
 }
 
 static void on_script(redisAsyncContext *ac, void *reply, void *priv)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 	redisReply *r = reply;
 
 	(void)priv;
-	if (s->redis_failed)
+	if (q->failed)
 		return;
-	if (!r || r->type != REDIS_REPLY_STRING || r->len >= sizeof(s->script_sha)) {
-		redis_fail(s, "SCRIPT LOAD", r);
+	if (!r || r->type != REDIS_REPLY_STRING || r->len >= sizeof(q->script_sha)) {
+		redis_fail(q, "SCRIPT LOAD", r);
 		return;
 	}
-	memcpy(s->script_sha, r->str, r->len);
-	s->script_sha[r->len] = '\0';
-	s->redis_ready = true;
-	s->unsent = true;
-	s->redis_backoff_ms = 0;
-	bcn_complain_release(&s->redis_complaint, BCN_LOG_NOTICE,
-			     "Redis %s:%" PRIu64 " is back", s->cfg->redis_host,
-			     s->cfg->redis_port);
-	bcn_redisq_flush(s);
+	memcpy(q->script_sha, r->str, r->len);
+	q->script_sha[r->len] = '\0';
+	q->ready = true;
+	q->unsent = true;
+	q->backoff_ms = 0;
+	bcn_complain_release(&q->complaint, BCN_LOG_NOTICE,
+			     "Redis %s:%" PRIu64 " is back", q->cfg.host, q->cfg.port);
+	bcn_redisq_flush(q);
 }
 
 static const char *config_value(const redisReply *r)
@@ -180,16 +284,16 @@ static const char *config_value(const redisReply *r)
 
 static void on_check(redisAsyncContext *ac, void *reply, void *priv)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 	const char *what = priv, *v = config_value(reply);
 	const char *want = !strcmp(what, "appendonly") ? "yes" : "always";
 
-	if (strcmp(v, want) == 0 || !s->cfg->redis_require_fsync)
+	if (strcmp(v, want) == 0 || !q->cfg.require_fsync)
 		return;
 	BCN_ERR("Redis %s is '%s', not '%s': acknowledged frames would not "
 		"survive a crash of Redis; refusing to store (set "
 		"redis_require_fsync = no to accept that)", what, v, want);
-	redis_fail(s, "durability check", NULL);
+	redis_fail(q, "durability check", NULL);
 }
 
 static void on_auth(redisAsyncContext *ac, void *reply, void *priv)
@@ -203,46 +307,44 @@ static void on_auth(redisAsyncContext *ac, void *reply, void *priv)
 
 static void on_connect(const redisAsyncContext *ac, int status)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 	redisAsyncContext *c = (redisAsyncContext *)ac;
 
 	if (status != REDIS_OK) {
-		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+		bcn_complain(&q->complaint, BCN_LOG_ERR,
 			     "cannot connect to Redis %s:%" PRIu64 ": %s",
-			     s->cfg->redis_host, s->cfg->redis_port, ac->errstr);
-		s->rc = NULL;
-		s->redis_registered = false;
-		schedule_retry(s);
+			     q->cfg.host, q->cfg.port, ac->errstr);
+		q->rc = NULL;
+		q->registered = false;
+		schedule_retry(q);
 		return;
 	}
-	s->st->redis_reconnects++;
-	if (s->password[0])
-		redisAsyncCommand(c, on_auth, NULL, "AUTH %s", s->password);
+	q->st->reconnects++;
+	if (q->password[0])
+		redisAsyncCommand(c, on_auth, NULL, "AUTH %s", q->password);
 	redisAsyncCommand(c, on_check, "appendonly", "CONFIG GET appendonly");
 	redisAsyncCommand(c, on_check, "appendfsync", "CONFIG GET appendfsync");
-	redisAsyncCommand(c, on_script, NULL, "SCRIPT LOAD %s", bcn_logsrv_enqueue_lua);
+	redisAsyncCommand(c, on_script, NULL, "SCRIPT LOAD %s", bcn_redisq_enqueue_lua);
 }
 
-static void redis_connect(struct bcn_srv *s)
+static void redis_connect(struct bcn_redisq *q)
 {
-	redisAsyncContext *ac = redisAsyncConnect(s->cfg->redis_host,
-						  (int)s->cfg->redis_port);
+	redisAsyncContext *ac = redisAsyncConnect(q->cfg.host, (int)q->cfg.port);
 
 	if (!ac || ac->err) {
-		bcn_complain(&s->redis_complaint, BCN_LOG_ERR,
+		bcn_complain(&q->complaint, BCN_LOG_ERR,
 			     "cannot connect to Redis %s:%" PRIu64 ": %s",
-			     s->cfg->redis_host, s->cfg->redis_port,
-			     ac ? ac->errstr : "out of memory");
+			     q->cfg.host, q->cfg.port, ac ? ac->errstr : "out of memory");
 		if (ac)
 			redisAsyncFree(ac);
-		schedule_retry(s);
+		schedule_retry(q);
 		return;
 	}
-	s->rc = ac;
-	s->redis_failed = false;
-	s->redis_connect_started = s->now_ms;
-	ac->data = s;
-	ac->ev.data = s;
+	q->rc = ac;
+	q->failed = false;
+	q->connect_started = bcn_mono_ms();
+	ac->data = q;
+	ac->ev.data = q;
 	ac->ev.addRead = ev_add_read;
 	ac->ev.delRead = ev_del_read;
 	ac->ev.addWrite = ev_add_write;
@@ -251,13 +353,13 @@ static void redis_connect(struct bcn_srv *s)
 	redisAsyncSetConnectCallback(ac, on_connect);
 	redisAsyncSetDisconnectCallback(ac, on_disconnect);
 	/* hiredis waits for writability to finish the connect */
-	ev_add_write(s);
+	ev_add_write(q);
 }
 
 /* The oldest command in flight, or NULL. */
-static struct bcn_pending *oldest_sent(struct bcn_srv *s)
+static struct pending *oldest_sent(struct bcn_redisq *q)
 {
-	for (struct bcn_pending *p = s->pending.next; p != &s->pending; p = p->next)
+	for (struct pending *p = q->pending.next; p != &q->pending; p = p->next)
 		if (p->sent)
 			return p;
 	return NULL;
@@ -265,73 +367,50 @@ static struct bcn_pending *oldest_sent(struct bcn_srv *s)
 
 /* Drops a connection that does not answer (hung or unreachable Redis);
  * freeing runs the pending callbacks, which keep their frames. */
-static void redis_abandon(struct bcn_srv *s, const char *why)
+static void redis_abandon(struct bcn_redisq *q, const char *why)
 {
-	redisAsyncContext *ac = s->rc;
+	redisAsyncContext *ac = q->rc;
 
-	BCN_WARN("Redis %s:%" PRIu64 " %s; reconnecting", s->cfg->redis_host,
-		 s->cfg->redis_port, why);
-	s->st->redis_errors++;
+	BCN_WARN("Redis %s:%" PRIu64 " %s; reconnecting", q->cfg.host,
+		 q->cfg.port, why);
+	q->st->errors++;
 	redisAsyncFree(ac);
-	if (s->rc == ac) {      /* never connected: no disconnect callback */
-		s->rc = NULL;
-		s->redis_ready = false;
-		s->redis_registered = false;
-		mark_all_unsent(s);
-		schedule_retry(s);
+	if (q->rc == ac) {      /* never connected: no disconnect callback */
+		q->rc = NULL;
+		q->ready = false;
+		q->registered = false;
+		mark_all_unsent(q);
+		schedule_retry(q);
 	}
 }
 
-void bcn_redisq_tick(struct bcn_srv *s)
+void bcn_redisq_tick(struct bcn_redisq *q)
 {
-	struct bcn_pending *p;
+	int64_t now = bcn_mono_ms();
+	struct pending *p;
 
-	if (!s->rc) {
-		if (s->now_ms >= s->redis_retry_ms)
-			redis_connect(s);
+	if (q->cfg.give_up_ms > 0)
+		while (fail_oldest(q, false) == BATCH_FRAMES)
+			;
+	if (!q->rc) {
+		if (now >= q->retry_ms)
+			redis_connect(q);
 		return;
 	}
-	if (!s->redis_ready &&
-	    s->now_ms - s->redis_connect_started > CONNECT_TIMEOUT_MS) {
-		redis_abandon(s, "does not answer");
+	if (!q->ready && now - q->connect_started > CONNECT_TIMEOUT_MS) {
+		redis_abandon(q, "does not answer");
 		return;
 	}
-	p = oldest_sent(s);
-	if (p && s->now_ms - p->sent_ms > s->cfg->redis_timeout_ms)
-		redis_abandon(s, "did not confirm a write in time");
+	p = oldest_sent(q);
+	if (p && now - p->sent_ms > q->cfg.timeout_ms)
+		redis_abandon(q, "did not confirm a write in time");
 }
 
 /* --- the queue --- */
 
-static void pending_free(struct bcn_srv *s, struct bcn_pending *p)
-{
-	p->prev->next = p->next;
-	p->next->prev = p->prev;
-	s->st->pending_frames--;
-	s->st->pending_bytes -= p->len;
-	free(p->seen_key);
-	free(p->frame);
-	free(p);
-}
-
-static void ack_one(struct bcn_srv *s, struct bcn_pending *p, bool stored)
-{
-	struct bcn_conn *c = bcn_srv_conn(s, p->fd, p->conn_id);
-
-	if (stored)
-		s->st->frames_stored++;
-	else
-		s->st->frames_duplicate++;
-	if (c) {
-		c->inflight--;
-		bcn_srv_ack(s, c, p->seq, stored ? BCN_ACK_STORED : BCN_ACK_DUPLICATE);
-	}
-	pending_free(s, p);
-}
-
 static void on_enqueued(redisAsyncContext *ac, void *reply, void *priv)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 	struct batch *b = priv;
 	redisReply *r = reply;
 	bool ok = r && r->type == REDIS_REPLY_ARRAY && r->elements == b->n;
@@ -342,109 +421,113 @@ static void on_enqueued(redisAsyncContext *ac, void *reply, void *priv)
 		/* a disconnect calls this with r == NULL; the frames stay
 		 * pending and are sent again after the reconnect */
 		if (r)
-			redis_fail(s, "enqueue", r);
+			redis_fail(q, "enqueue", r);
 		for (size_t i = 0; i < b->n; i++)
 			b->items[i]->sent = false;
-		s->unsent = true;
+		q->unsent = true;
 	} else {
 		for (size_t i = 0; i < b->n; i++)
-			ack_one(s, b->items[i], r->element[i]->integer == 1);
-		bcn_srv_pressure(s);
+			q->report[i].fate = r->element[i]->integer == 1 ?
+					    BCN_REDISQ_STORED : BCN_REDISQ_DUPLICATE;
+		report(q, b->items, b->n);
 	}
 	free(b);
 }
 
 /* Sends one script call with the frames of b. Returns 0 or -EIO. */
-static int send_batch(struct bcn_srv *s, struct batch *b)
+static int send_batch(struct bcn_redisq *q, struct batch *b)
 {
-	static const char *argv[5 + 3 * BATCH_FRAMES];
-	static size_t argl[5 + 3 * BATCH_FRAMES];
-	static char seqs[BATCH_FRAMES][24];
+	const char **argv = q->argv;
+	size_t *argl = q->argl, k = 0, n = b->n;
 	char nkeys[24], window[24];
-	size_t k = 0, n = b->n;
+	int64_t now = bcn_mono_ms();
 
 	snprintf(nkeys, sizeof(nkeys), "%zu", n + 1);
-	snprintf(window, sizeof(window), "%" PRIu64, s->cfg->dedup_window);
+	snprintf(window, sizeof(window), "%" PRIu64, q->cfg.dedup_window);
 	argv[k] = "EVALSHA"; argl[k++] = 7;
-	argv[k] = s->script_sha; argl[k++] = strlen(s->script_sha);
+	argv[k] = q->script_sha; argl[k++] = strlen(q->script_sha);
 	argv[k] = nkeys; argl[k++] = strlen(nkeys);
-	argv[k] = s->queue_key; argl[k++] = strlen(s->queue_key);
+	argv[k] = q->queue_key; argl[k++] = strlen(q->queue_key);
 	for (size_t j = 0; j < n; j++) {
 		argv[k] = b->items[j]->seen_key;
 		argl[k++] = strlen(b->items[j]->seen_key);
 	}
 	argv[k] = window; argl[k++] = strlen(window);
 	for (size_t j = 0; j < n; j++) {
-		snprintf(seqs[j], sizeof(seqs[j]), "%" PRIu64, b->items[j]->seq);
-		argv[k] = seqs[j]; argl[k++] = strlen(seqs[j]);
+		snprintf(q->seqs[j], sizeof(q->seqs[j]), "%" PRIu64, b->items[j]->seq);
+		argv[k] = q->seqs[j]; argl[k++] = strlen(q->seqs[j]);
 		argv[k] = (const char *)b->items[j]->frame; argl[k++] = b->items[j]->len;
 	}
-	if (redisAsyncCommandArgv(s->rc, on_enqueued, b, (int)k, argv, argl) != REDIS_OK)
+	if (redisAsyncCommandArgv(q->rc, on_enqueued, b, (int)k, argv, argl) != REDIS_OK)
 		return -EIO;
 	for (size_t j = 0; j < n; j++) {
 		b->items[j]->sent = true;
-		b->items[j]->sent_ms = s->now_ms;
+		b->items[j]->sent_ms = now;
 	}
 	return 0;
 }
 
-void bcn_redisq_flush(struct bcn_srv *s)
+void bcn_redisq_flush(struct bcn_redisq *q)
 {
-	struct bcn_pending *p = s->pending.next;
+	struct pending *p = q->pending.next;
 
-	while (s->redis_ready && s->unsent) {
+	while (q->ready && q->unsent) {
 		struct batch *b = malloc(sizeof(*b));
 		size_t bytes = 0;
 
 		if (!b)
 			return;         /* retried at the next turn */
 		b->n = 0;
-		for (; p != &s->pending && b->n < BATCH_FRAMES && bytes < BATCH_BYTES;
+		for (; p != &q->pending && b->n < BATCH_FRAMES && bytes < BATCH_BYTES;
 		     p = p->next) {
 			if (p->sent)
 				continue;
 			b->items[b->n++] = p;
 			bytes += p->len;
 		}
-		if (b->n == 0 || send_batch(s, b)) {
-			s->unsent = b->n != 0;
+		if (b->n == 0 || send_batch(q, b)) {
+			q->unsent = b->n != 0;
 			free(b);
 			return;
 		}
-		s->unsent = p != &s->pending;
+		q->unsent = p != &q->pending;
 	}
 }
 
 static void on_side_reply(redisAsyncContext *ac, void *reply, void *priv)
 {
-	struct bcn_srv *s = ac->data;
+	struct bcn_redisq *q = ac->data;
 	redisReply *r = reply;
 
 	if (r && r->type == REDIS_REPLY_ERROR) {
-		s->st->redis_errors++;
+		q->st->errors++;
 		BCN_WARN("Redis: %s: %s", (const char *)priv, r->str);
 	}
 }
 
-void bcn_redisq_command(struct bcn_srv *s, int argc, const char **argv,
+void bcn_redisq_command(struct bcn_redisq *q, int argc, const char **argv,
 			const char *what)
 {
-	if (!s->rc || !s->redis_ready)
+	if (!q->rc || !q->ready)
 		return;
-	if (redisAsyncCommandArgv(s->rc, on_side_reply, (void *)what, argc, argv,
+	if (redisAsyncCommandArgv(q->rc, on_side_reply, (void *)what, argc, argv,
 				  NULL) != REDIS_OK)
 		BCN_WARN("Redis: cannot send the %s", what);
 }
 
-int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
-		      uint64_t seq, const uint8_t *frame, size_t len)
+int bcn_redisq_submit(struct bcn_redisq *q, const char *node, uint64_t seq,
+		      const uint8_t *frame, size_t len, int slot, uint64_t cookie)
 {
-	struct bcn_pending *p = calloc(1, sizeof(*p));
-	size_t kl = strlen(s->cfg->redis_prefix) + strlen(node) + 8;
+	struct pending *p;
+	size_t kl;
 
+	if (!node[0])
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->frame = malloc(len);
+	kl = q->node_off + strlen(node) + 1;
+	p->frame = malloc(len ? len : 1);
 	p->seen_key = malloc(kl);
 	if (!p->frame || !p->seen_key) {
 		free(p->frame);
@@ -453,62 +536,99 @@ int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
 		return -ENOMEM;
 	}
 	memcpy(p->frame, frame, len);
-	snprintf(p->seen_key, kl, BCN_LOGSRV_SEEN_KEY, s->cfg->redis_prefix, node);
+	snprintf(p->seen_key, kl, BCN_REDISQ_SEEN_KEY, q->cfg.prefix, node);
 	p->len = len;
 	p->seq = seq;
-	p->fd = c->fd;
-	p->conn_id = c->id;
-	p->prev = s->pending.prev;
-	p->next = &s->pending;
-	s->pending.prev->next = p;
-	s->pending.prev = p;
-	s->st->pending_frames++;
-	s->st->pending_bytes += len;
-	c->inflight++;
-	s->unsent = true;       /* sent by bcn_redisq_flush at the end of the turn */
-	bcn_srv_pressure(s);
+	p->slot = slot;
+	p->cookie = cookie;
+	p->submitted_ms = bcn_mono_ms();
+	p->prev = q->pending.prev;
+	p->next = &q->pending;
+	q->pending.prev->next = p;
+	q->pending.prev = p;
+	q->st->pending_frames++;
+	q->st->pending_bytes += len;
+	q->unsent = true;       /* sent by bcn_redisq_flush at the end of the turn */
 	return 0;
 }
 
-int bcn_redisq_init(struct bcn_srv *s)
+static int check_config(const struct bcn_redisq_config *c)
 {
-	char err[128];
+	if (!c->host[0] || c->port < 1 || c->port > 65535 || !c->prefix[0] ||
+	    c->dedup_window < 1 || c->backoff_max_ms < 1 || c->timeout_ms < 1 ||
+	    c->give_up_ms < 0)
+		return -EINVAL;
+	return 0;
+}
 
-	s->redis_ev.type = BCN_EV_REDIS;
-	s->pending.next = s->pending.prev = &s->pending;
-	snprintf(s->queue_key, sizeof(s->queue_key), BCN_LOGSRV_QUEUE_KEY,
-		 s->cfg->redis_prefix);
-	if (s->cfg->redis_password_file[0]) {
-		struct bcn_buf b;
-		int rc;
+/* Reads the password file (trailing newlines dropped) into q->password. */
+static int read_password(struct bcn_redisq *q)
+{
+	struct bcn_buf b;
+	int rc;
 
-		bcn_buf_init(&b, sizeof(s->password) - 1);
-		rc = bcn_buf_read_file(&b, s->cfg->redis_password_file);
+	bcn_buf_init(&b, sizeof(q->password) - 1);
+	rc = bcn_buf_read_file(&b, q->cfg.password_file);
+	if (rc) {
+		BCN_ERR("redis_password_file %s: %s", q->cfg.password_file,
+			bcn_strerror(rc));
+		goto out;
+	}
+	while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r'))
+		b.len--;
+	memcpy(q->password, b.data, b.len);
+	q->password[b.len] = '\0';
+out:
+	bcn_buf_free(&b);
+	return rc;
+}
+
+int bcn_redisq_create(const struct bcn_redisq_config *cfg, int ep, void *ep_tag,
+		      bcn_redisq_done_fn done, void *done_arg,
+		      struct bcn_redisq_stats *stats, struct bcn_redisq **out)
+{
+	struct bcn_redisq *q;
+	int rc;
+
+	*out = NULL;
+	rc = check_config(cfg);
+	if (rc || !done || !stats || ep < 0)
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->cfg = *cfg;
+	q->st = stats;
+	q->done = done;
+	q->done_arg = done_arg;
+	q->ep = ep;
+	q->ep_tag = ep_tag;
+	q->pending.next = q->pending.prev = &q->pending;
+	q->node_off = strlen(q->cfg.prefix) + strlen(":seen:");
+	snprintf(q->queue_key, sizeof(q->queue_key), BCN_REDISQ_QUEUE_KEY,
+		 q->cfg.prefix);
+	if (q->cfg.password_file[0]) {
+		rc = read_password(q);
 		if (rc) {
-			snprintf(err, sizeof(err), "%s", bcn_strerror(rc));
-			BCN_ERR("redis_password_file %s: %s", s->cfg->redis_password_file, err);
-			bcn_buf_free(&b);
+			free(q);
 			return rc;
 		}
-		while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r'))
-			b.len--;
-		memcpy(s->password, b.data, b.len);
-		s->password[b.len] = '\0';
-		bcn_buf_free(&b);
 	}
-	redis_connect(s);
+	redis_connect(q);
+	*out = q;
 	return 0;
 }
 
-void bcn_redisq_fini(struct bcn_srv *s)
+void bcn_redisq_destroy(struct bcn_redisq *q)
 {
-	if (s->rc) {
-		redisAsyncContext *ac = s->rc;
-
-		/* pending callbacks run with NULL replies and keep p alive */
-		redisAsyncFree(ac);
-		s->rc = NULL;
+	if (!q)
+		return;
+	if (q->rc) {
+		/* pending callbacks run with NULL replies and keep the frames */
+		redisAsyncFree(q->rc);
+		q->rc = NULL;
 	}
-	while (s->pending.next && s->pending.next != &s->pending)
-		pending_free(s, s->pending.next);
+	while (fail_oldest(q, true))
+		;
+	free(q);
 }

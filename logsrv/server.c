@@ -1,8 +1,9 @@
 /* The log server's event loop: listener, collector connections, the
  * handshake, frame validation, acknowledgements, backpressure, timers and
- * the orderly drain at shutdown. Redis is driven by redisq.c from the same
- * loop; the flusher runs in its own thread (flusher.c). Statistics are
- * logged and written to Redis every stats_interval. */
+ * the orderly drain at shutdown. The durable Redis queue (redisq.h) runs in
+ * the same loop and reports each frame's fate, which is acknowledged here;
+ * the flusher runs in its own thread (flusher.c). Statistics are logged
+ * and written to Redis every stats_interval. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,8 @@
 #define DRAIN_MS 10000
 #define STATS_MAX 24                    /* fields in one publication */
 #define STATS_LINE_MAX 1024
+
+static void pressure_check(struct bcn_srv *s);
 
 static int ep_set(struct bcn_srv *s, int fd, void *ptr, uint32_t ev, int op)
 {
@@ -99,7 +102,7 @@ out:
 	return rc;
 }
 
-struct bcn_conn *bcn_srv_conn(struct bcn_srv *s, int fd, uint64_t id)
+static struct bcn_conn *conn_lookup(struct bcn_srv *s, int fd, uint64_t id)
 {
 	if (fd < 0 || (size_t)fd >= s->conns_cap || !s->conns[fd])
 		return NULL;
@@ -164,8 +167,8 @@ static int conn_flush(struct bcn_srv *s, struct bcn_conn *c)
 
 /* Answers are written once per turn of the event loop, so that the
  * acknowledgements Redis confirmed together leave in one write. */
-void bcn_srv_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
-		 enum bcn_ack_status status)
+static void conn_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
+		     enum bcn_ack_status status)
 {
 	if (bcn_frame_ack_encode(seq, status, s->cfg->name, &c->out)) {
 		conn_close(s, c, "acknowledgements not read");
@@ -285,15 +288,17 @@ static int handle_data(struct bcn_srv *s, struct bcn_conn *c,
 		bcn_complain(&s->bad_frame_complaint, BCN_LOG_WARNING,
 			     "rejected frame %" PRIu64 " from %s (%s): %s",
 			     f->hdr.seq, f->node, c->peer, bcn_strerror(rc));
-		bcn_srv_ack(s, c, f->hdr.seq, BCN_ACK_REJECTED);
+		conn_ack(s, c, f->hdr.seq, BCN_ACK_REJECTED);
 		return 0;
 	}
 	s->st->records_in += f->hdr.count;
-	rc = bcn_redisq_submit(s, c, f->node, f->hdr.seq, p, len);
+	rc = bcn_redisq_submit(s->q, f->node, f->hdr.seq, p, len, c->fd, c->id);
 	if (rc) {
 		BCN_ERR("cannot queue frame from %s: %s", f->node, bcn_strerror(rc));
 		return -1;
 	}
+	c->inflight++;
+	pressure_check(s);
 	return 0;
 }
 
@@ -314,7 +319,7 @@ static ssize_t handle_frame(struct bcn_srv *s, struct bcn_conn *c,
 		/* envelope intact, content bad: reject and go on */
 		used = BCN_FRAME_HDR_LEN + s->frame.hdr.body_len;
 		s->st->frames_rejected++;
-		bcn_srv_ack(s, c, s->frame.hdr.seq, BCN_ACK_REJECTED);
+		conn_ack(s, c, s->frame.hdr.seq, BCN_ACK_REJECTED);
 		return s->conns[c->fd] == c ? (ssize_t)used : -1;
 	}
 	if (rc) {
@@ -397,16 +402,16 @@ static void conn_read(struct bcn_srv *s, struct bcn_conn *c)
 	}
 }
 
-void bcn_srv_pressure(struct bcn_srv *s)
+static void pressure_check(struct bcn_srv *s)
 {
-	bool over = s->st->pending_bytes > s->cfg->pending_max;
+	bool over = s->st->redisq.pending_bytes > s->cfg->pending_max;
 
 	if (over == s->paused)
 		return;
 	s->paused = over;
 	if (over)
 		BCN_WARN("%" PRIu64 " bytes wait for Redis (max %" PRIu64 "): "
-			 "pausing collectors", (uint64_t)s->st->pending_bytes,
+			 "pausing collectors", (uint64_t)s->st->redisq.pending_bytes,
 			 s->cfg->pending_max);
 	else
 		BCN_NOTICE("Redis caught up: resuming collectors");
@@ -420,6 +425,52 @@ void bcn_srv_pressure(struct bcn_srv *s)
 		if (!over && c->in.len)
 			conn_parse(s, c);
 	}
+}
+
+/* The fates of frames from the Redis queue: each is acknowledged to its
+ * connection, if it is still open; a FAILED frame (only at teardown) is
+ * not, and its collector resends it. Answers leave at the end of the turn;
+ * backpressure is re-evaluated once Redis confirmed frames. */
+static void on_redisq_done(void *arg, const struct bcn_redisq_done *d, size_t n)
+{
+	struct bcn_srv *s = arg;
+	bool confirmed = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bcn_conn *c = conn_lookup(s, d[i].slot, d[i].cookie);
+
+		confirmed |= d[i].fate != BCN_REDISQ_FAILED;
+		if (!c)
+			continue;
+		c->inflight--;
+		if (d[i].fate != BCN_REDISQ_FAILED)
+			conn_ack(s, c, d[i].seq, d[i].fate == BCN_REDISQ_STORED ?
+				 BCN_ACK_STORED : BCN_ACK_DUPLICATE);
+	}
+	if (confirmed)
+		pressure_check(s);
+}
+
+/* Creates the Redis queue from the redis_* keys, in the server's loop. */
+static int redisq_open(struct bcn_srv *s)
+{
+	const struct bcn_logsrv_config *cfg = s->cfg;
+	struct bcn_redisq_config qc = {
+		.port = cfg->redis_port,
+		.require_fsync = cfg->redis_require_fsync,
+		.dedup_window = cfg->dedup_window,
+		.backoff_max_ms = cfg->redis_backoff_max_ms,
+		.timeout_ms = cfg->redis_timeout_ms,
+		.give_up_ms = 0,        /* a frame waits until Redis has it */
+	};
+
+	snprintf(qc.host, sizeof(qc.host), "%s", cfg->redis_host);
+	snprintf(qc.password_file, sizeof(qc.password_file), "%s",
+		 cfg->redis_password_file);
+	snprintf(qc.prefix, sizeof(qc.prefix), "%s", cfg->redis_prefix);
+	s->redis_ev.type = BCN_EV_REDIS;
+	return bcn_redisq_create(&qc, s->ep, &s->redis_ev, on_redisq_done, s,
+				 &s->st->redisq, &s->q);
 }
 
 static void check_timeouts(struct bcn_srv *s)
@@ -478,11 +529,11 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "conns", (int64_t)t->conns_open };
 	f[n++] = (struct stat_field){ "frames_in", (int64_t)t->frames_in };
 	f[n++] = (struct stat_field){ "records_in", (int64_t)t->records_in };
-	f[n++] = (struct stat_field){ "stored", (int64_t)t->frames_stored };
-	f[n++] = (struct stat_field){ "dup", (int64_t)t->frames_duplicate };
+	f[n++] = (struct stat_field){ "stored", (int64_t)t->redisq.stored };
+	f[n++] = (struct stat_field){ "dup", (int64_t)t->redisq.duplicate };
 	f[n++] = (struct stat_field){ "rejected", (int64_t)t->frames_rejected };
 	f[n++] = (struct stat_field){ "bad", (int64_t)t->frames_bad };
-	f[n++] = (struct stat_field){ "pending", (int64_t)t->pending_frames };
+	f[n++] = (struct stat_field){ "pending", (int64_t)t->redisq.pending_frames };
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
 	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
@@ -507,7 +558,7 @@ static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t
 	snprintf(vals[n], sizeof(vals[n]), "%" PRId64, bcn_real_ns() / 1000000000);
 	argv[k++] = "time";
 	argv[k++] = vals[n];
-	bcn_redisq_command(s, k, argv, "statistics");
+	bcn_redisq_command(s->q, k, argv, "statistics");
 }
 
 /* Logs the counters and the ingest lag on one line and writes them to
@@ -537,7 +588,7 @@ static void on_tick(struct bcn_srv *s, int64_t *last_slow)
 
 	while (read(s->tfd, &exp, sizeof(exp)) > 0)
 		;
-	bcn_redisq_tick(s);
+	bcn_redisq_tick(s->q);
 	if (s->now_ms - *last_slow >= 1000) {
 		*last_slow = s->now_ms;
 		check_timeouts(s);
@@ -572,7 +623,7 @@ static int setup(struct bcn_srv *s)
 	if (!rc)
 		rc = open_listener(s);
 	if (!rc)
-		rc = bcn_redisq_init(s);
+		rc = redisq_open(s);
 	return rc;
 }
 
@@ -589,7 +640,7 @@ static void dispatch(struct bcn_srv *s, struct epoll_event *e, int64_t *last_slo
 		on_tick(s, last_slow);
 		break;
 	case BCN_EV_REDIS:
-		bcn_redisq_event(s, e->events);
+		bcn_redisq_event(s->q, e->events);
 		break;
 	case BCN_EV_CONN:
 		c = (struct bcn_conn *)ev;
@@ -606,7 +657,8 @@ static void teardown(struct bcn_srv *s)
 	for (size_t fd = 0; s->conns && fd < s->conns_cap; fd++)
 		if (s->conns[fd])
 			conn_close(s, s->conns[fd], NULL);
-	bcn_redisq_fini(s);
+	bcn_redisq_destroy(s->q);
+	s->q = NULL;
 	bcn_frame_free(&s->frame);
 	free(s->conns);
 	free(s->dirty);
@@ -631,16 +683,17 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 		s->now_ms = bcn_mono_ms();
 		for (int i = 0; i < n; i++)
 			dispatch(s, &evs[i], &last_slow);
-		bcn_redisq_flush(s);
+		bcn_redisq_flush(s->q);
 		flush_dirty(s);
 		if (*stop && !s->draining) {
 			BCN_NOTICE("stopping: %" PRIu64 " frames still wait for Redis",
-				   (uint64_t)s->st->pending_frames);
+				   (uint64_t)s->st->redisq.pending_frames);
 			s->draining = true;
 			drain_until = s->now_ms + DRAIN_MS;
 			epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL);
 		}
-		if (s->draining && (s->st->pending_frames == 0 || s->now_ms > drain_until))
+		if (s->draining && (s->st->redisq.pending_frames == 0 ||
+				    s->now_ms > drain_until))
 			return 0;
 	}
 }
@@ -701,7 +754,7 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 		bcn_flusher_stop(fl);  /* its last batch counts in the final stats */
 	fl = NULL;
 	publish_stats(&s, true);
-	bcn_redisq_event(&s, EPOLLOUT);        /* send them before closing */
+	bcn_redisq_event(s.q, EPOLLOUT);        /* send them before closing */
 out:
 	if (fl)
 		bcn_flusher_stop(fl);

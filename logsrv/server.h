@@ -1,5 +1,5 @@
-/* Internal state of the log server's event loop, shared by server.c
- * (listener, connections, frames) and redisq.c (the durable Redis queue). */
+/* Internal state of the log server's event loop (server.c): listener,
+ * connections, frames, and the durable Redis queue it owns (redisq.h). */
 #ifndef BCN_LOGSRV_SERVER_H
 #define BCN_LOGSRV_SERVER_H
 
@@ -11,8 +11,7 @@
 #include "proto/frame.h"
 #include "common/log.h"
 #include "logsrv/logsrv.h"
-
-struct redisAsyncContext;
+#include "logsrv/redisq.h"
 
 enum bcn_ev_type { BCN_EV_LISTEN, BCN_EV_CONN, BCN_EV_REDIS, BCN_EV_TIMER };
 
@@ -46,19 +45,6 @@ struct bcn_conn {
 	uint64_t inflight;              /* frames awaiting Redis */
 };
 
-/* A frame accepted from a collector and not yet durable in Redis. */
-struct bcn_pending {
-	struct bcn_pending *prev, *next;
-	uint64_t conn_id;
-	int fd;
-	uint64_t seq;
-	bool sent;                      /* a command for it is in flight */
-	int64_t sent_ms;
-	size_t len;
-	char *seen_key;                 /* dedup key of its node */
-	uint8_t *frame;                 /* the frame, as received */
-};
-
 struct bcn_srv {
 	const struct bcn_logsrv_config *cfg;
 	struct bcn_logsrv_stats *st;
@@ -80,50 +66,9 @@ struct bcn_srv {
 	bool draining;
 	int64_t now_ms, last_stats_ms;
 	struct bcn_complain bad_frame_complaint, accept_complaint;
-	/* Redis */
+	/* Redis: the durable queue, driven from this loop */
 	struct bcn_ev redis_ev;
-	struct redisAsyncContext *rc;
-	bool redis_ready;               /* connected, script loaded */
-	bool redis_failed;              /* disconnecting after an error */
-	char script_sha[48];
-	bool redis_registered;
-	uint32_t redis_events;
-	int64_t redis_retry_ms, redis_backoff_ms, redis_connect_started;
-	char queue_key[BCN_LOGSRV_PREFIX_MAX + 16];
-	char password[256];
-	struct bcn_pending pending;     /* list head */
-	bool unsent;                    /* some pending frame is not sent */
-	struct bcn_complain redis_complaint;
+	struct bcn_redisq *q;
 };
-
-/* redisq.c */
-int bcn_redisq_init(struct bcn_srv *s);
-void bcn_redisq_fini(struct bcn_srv *s);
-/* Called on every timer tick: connects or reconnects when due. */
-void bcn_redisq_tick(struct bcn_srv *s);
-/* Handles epoll events on the Redis connection. */
-void bcn_redisq_event(struct bcn_srv *s, uint32_t events);
-/* Takes a validated DATA frame of node with sequence seq: keeps a copy
- * until Redis has it durably, then acknowledges it to the connection.
- * The frame goes to Redis with the others of this turn of the event loop,
- * at bcn_redisq_flush. Returns 0 or -ENOMEM. */
-int bcn_redisq_submit(struct bcn_srv *s, struct bcn_conn *c, const char *node,
-		      uint64_t seq, const uint8_t *frame, size_t len);
-
-/* Sends the frames not yet sent to Redis, in batches. */
-void bcn_redisq_flush(struct bcn_srv *s);
-
-/* Sends a command (argc strings) whose reply matters only when it is an
- * error, which is logged with what and counted in redis_errors; nothing is
- * sent while Redis is not ready. For the statistics. */
-void bcn_redisq_command(struct bcn_srv *s, int argc, const char **argv,
-			const char *what);
-
-/* server.c, for redisq.c */
-struct bcn_conn *bcn_srv_conn(struct bcn_srv *s, int fd, uint64_t id);
-void bcn_srv_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
-		 enum bcn_ack_status status);
-/* Re-evaluates backpressure after pending bytes changed. */
-void bcn_srv_pressure(struct bcn_srv *s);
 
 #endif

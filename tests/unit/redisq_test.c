@@ -1,0 +1,690 @@
+/* Unit tests of logsrv/redisq on its own, against a private redis-server
+ * started by the test on a free loopback port in a temporary directory
+ * (skipped when redis-server is not installed): stored and duplicate
+ * fates with the owner's slot and cookie, order over several script
+ * calls, the dedup window, Redis killed (failure callbacks when frames
+ * are given up; resent and stored after a restart when they are kept;
+ * acknowledged frames survive the restart), a hung Redis, the durability
+ * check, AUTH, side commands, and FAILED fates at destroy. Waiting is
+ * bounded (WAIT_MS) only so that a hang fails instead of blocking. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <hiredis/hiredis.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "logsrv/redisq.h"
+
+#define WAIT_MS 20000                   /* bound of every wait */
+#define DONE_MAX 2048                   /* fates a test records */
+
+struct fate {
+	char node[32];
+	uint64_t seq;
+	enum bcn_redisq_fate fate;
+	int slot;
+	uint64_t cookie;
+};
+
+struct fixture {
+	char dir[64];
+	int port;
+	pid_t redis;                    /* 0: not running */
+	int ep;
+	int tag;                        /* the queue's epoll tag */
+	struct bcn_redisq_config cfg;
+	struct bcn_redisq_stats st;
+	struct bcn_redisq *q;
+	struct fate done[DONE_MAX];
+	size_t ndone, ncalls;
+};
+
+static bool have_redis_server(void)
+{
+	return system("command -v redis-server >/dev/null 2>&1") == 0;
+}
+
+/* A TCP port on 127.0.0.1 that is free right now. */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sl), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* A synchronous client of the private Redis, or NULL when it does not
+ * answer PING (yet). */
+static redisContext *client(struct fixture *fx, const char *password)
+{
+	struct timeval tv = { 1, 0 };
+	redisContext *c = redisConnectWithTimeout("127.0.0.1", fx->port, tv);
+	redisReply *r = NULL;
+
+	if (c && !c->err && password)
+		freeReplyObject(redisCommand(c, "AUTH %s", password));
+	if (c && !c->err)
+		r = redisCommand(c, "PING");
+	if (!r || r->type != REDIS_REPLY_STATUS) {
+		freeReplyObject(r);
+		if (c)
+			redisFree(c);
+		return NULL;
+	}
+	freeReplyObject(r);
+	return c;
+}
+
+/* Starts redis-server with appendonly yes, appendfsync fsync (and a
+ * password when given) in fx->dir on fx->port, and waits until it
+ * answers. */
+static void redis_start(struct fixture *fx, const char *fsync, const char *password)
+{
+	char port[16], log[96];
+	redisContext *c = NULL;
+	pid_t pid;
+
+	snprintf(port, sizeof(port), "%d", fx->port);
+	snprintf(log, sizeof(log), "%s/redis.log", fx->dir);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		char *argv[] = { "redis-server", "--port", port, "--bind",
+				 "127.0.0.1", "--dir", fx->dir, "--appendonly", "yes",
+				 "--appendfsync", (char *)fsync, "--save", "",
+				 "--daemonize", "no", "--logfile", log,
+				 password ? "--requirepass" : NULL, (char *)password,
+				 NULL };
+
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp("redis-server", argv);
+		_exit(127);
+	}
+	fx->redis = pid;
+	for (int64_t end = bcn_mono_ms() + WAIT_MS; !c && bcn_mono_ms() < end;) {
+		struct timespec ts = { 0, 20 * 1000000 };
+
+		c = client(fx, password);
+		if (!c)
+			nanosleep(&ts, NULL);
+	}
+	assert_non_null(c);
+	redisFree(c);
+}
+
+static void redis_kill(struct fixture *fx)
+{
+	if (!fx->redis)
+		return;
+	kill(fx->redis, SIGKILL);
+	waitpid(fx->redis, NULL, 0);
+	fx->redis = 0;
+}
+
+static void on_done(void *arg, const struct bcn_redisq_done *d, size_t n)
+{
+	struct fixture *fx = arg;
+
+	assert_true(n >= 1);
+	fx->ncalls++;
+	for (size_t i = 0; i < n; i++) {
+		struct fate *f = &fx->done[fx->ndone++];
+
+		assert_true(fx->ndone <= DONE_MAX);
+		snprintf(f->node, sizeof(f->node), "%s", d[i].node);
+		f->seq = d[i].seq;
+		f->fate = d[i].fate;
+		f->slot = d[i].slot;
+		f->cookie = d[i].cookie;
+	}
+}
+
+static void queue_open(struct fixture *fx)
+{
+	assert_int_equal(bcn_redisq_create(&fx->cfg, fx->ep, &fx->tag, on_done, fx,
+					   &fx->st, &fx->q), 0);
+}
+
+/* One turn of the owner's event loop. */
+static void turn(struct fixture *fx)
+{
+	struct epoll_event evs[8];
+	int n = epoll_wait(fx->ep, evs, 8, 20);
+
+	for (int i = 0; i < n; i++) {
+		assert_ptr_equal(evs[i].data.ptr, &fx->tag);
+		bcn_redisq_event(fx->q, evs[i].events);
+	}
+	bcn_redisq_tick(fx->q);
+	bcn_redisq_flush(fx->q);
+}
+
+/* Runs the loop until ndone >= want. Returns whether it got there. */
+static bool wait_done(struct fixture *fx, size_t want)
+{
+	for (int64_t end = bcn_mono_ms() + WAIT_MS; bcn_mono_ms() < end;) {
+		if (fx->ndone >= want)
+			return true;
+		turn(fx);
+	}
+	return fx->ndone >= want;
+}
+
+static bool wait_ready(struct fixture *fx)
+{
+	for (int64_t end = bcn_mono_ms() + WAIT_MS; bcn_mono_ms() < end;) {
+		if (bcn_redisq_ready(fx->q))
+			return true;
+		turn(fx);
+	}
+	return false;
+}
+
+static bool wait_errors(struct fixture *fx, uint64_t want)
+{
+	for (int64_t end = bcn_mono_ms() + WAIT_MS; bcn_mono_ms() < end;) {
+		if (fx->st.errors >= want)
+			return true;
+		turn(fx);
+	}
+	return false;
+}
+
+/* Runs the loop for about ms milliseconds (to let failures happen). */
+static void run_for(struct fixture *fx, int64_t ms)
+{
+	for (int64_t end = bcn_mono_ms() + ms; bcn_mono_ms() < end;)
+		turn(fx);
+}
+
+static void submit(struct fixture *fx, const char *node, uint64_t seq,
+		   const char *frame, int slot, uint64_t cookie)
+{
+	assert_int_equal(bcn_redisq_submit(fx->q, node, seq, (const uint8_t *)frame,
+					   strlen(frame), slot, cookie), 0);
+}
+
+static long long llen(redisContext *c, const char *key)
+{
+	redisReply *r = redisCommand(c, "LLEN %s", key);
+	long long n;
+
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_INTEGER);
+	n = r->integer;
+	freeReplyObject(r);
+	return n;
+}
+
+/* Asserts that element i of the list key is want (len bytes). */
+static void assert_elem(redisContext *c, const char *key, long i,
+			const void *want, size_t len)
+{
+	redisReply *r = redisCommand(c, "LINDEX %s %ld", key, i);
+
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	assert_int_equal(r->len, len);
+	assert_memory_equal(r->str, want, len);
+	freeReplyObject(r);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+
+	assert_non_null(fx);
+	bcn_log_set_level(BCN_LOG_ERR);
+	snprintf(fx->dir, sizeof(fx->dir), "/tmp/bcn_redisq_test.XXXXXX");
+	assert_non_null(mkdtemp(fx->dir));
+	fx->port = free_port();
+	fx->ep = epoll_create1(EPOLL_CLOEXEC);
+	assert_true(fx->ep >= 0);
+	snprintf(fx->cfg.host, sizeof(fx->cfg.host), "127.0.0.1");
+	fx->cfg.port = (uint64_t)fx->port;
+	snprintf(fx->cfg.prefix, sizeof(fx->cfg.prefix), "t");
+	fx->cfg.require_fsync = true;
+	fx->cfg.dedup_window = 4096;
+	fx->cfg.backoff_max_ms = 200;
+	fx->cfg.timeout_ms = 10000;
+	*state = fx;
+	return 0;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+
+	bcn_redisq_destroy(fx->q);
+	redis_kill(fx);
+	close(fx->ep);
+	nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(fx);
+	return 0;
+}
+
+/* Starts Redis (durable) and the queue, connected. */
+static struct fixture *started(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (!have_redis_server())
+		skip();
+	redis_start(fx, "always", NULL);
+	queue_open(fx);
+	assert_true(wait_ready(fx));
+	return fx;
+}
+
+static void test_config_refused(void **state)
+{
+	struct fixture *fx = *state;
+	struct bcn_redisq_config bad = fx->cfg;
+	struct bcn_redisq *q = (struct bcn_redisq *)1;
+
+	bad.prefix[0] = '\0';
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	assert_null(q);
+	bad = fx->cfg;
+	bad.dedup_window = 0;
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	bad = fx->cfg;
+	snprintf(bad.password_file, sizeof(bad.password_file), "%s/none", fx->dir);
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -ENOENT);
+	assert_null(q);
+	assert_int_equal(bcn_redisq_create(&fx->cfg, fx->ep, NULL, NULL, fx, &fx->st, &q),
+			 -EINVAL);
+}
+
+static void test_stored(void **state)
+{
+	struct fixture *fx = started(state);
+	redisContext *c;
+	redisReply *r;
+
+	submit(fx, "cn001", 7, "frame-7", 12, 34);
+	assert_int_equal(bcn_redisq_submit(fx->q, "", 8, (const uint8_t *)"x", 1, 0, 0),
+			 -EINVAL);
+	assert_int_equal(fx->st.pending_frames, 1);
+	assert_int_equal(fx->st.pending_bytes, 7);
+	assert_int_equal(fx->ndone, 0);         /* never from inside submit */
+	assert_true(wait_done(fx, 1));
+	assert_string_equal(fx->done[0].node, "cn001");
+	assert_int_equal(fx->done[0].seq, 7);
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->done[0].slot, 12);
+	assert_int_equal(fx->done[0].cookie, 34);
+	assert_int_equal(fx->st.stored, 1);
+	assert_int_equal(fx->st.pending_frames, 0);
+	assert_int_equal(fx->st.pending_bytes, 0);
+	assert_int_equal(fx->st.reconnects, 1);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 1);
+	assert_elem(c, "t:queue", 0, "frame-7", 7);
+	r = redisCommand(c, "ZSCORE t:seen:cn001 7");
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	assert_string_equal(r->str, "7");
+	freeReplyObject(r);
+	redisFree(c);
+}
+
+static void test_duplicate(void **state)
+{
+	struct fixture *fx = started(state);
+	redisContext *c;
+
+	submit(fx, "cn001", 1, "first", 3, 1);
+	assert_true(wait_done(fx, 1));
+	submit(fx, "cn001", 1, "again", 3, 2);
+	assert_true(wait_done(fx, 2));
+	assert_int_equal(fx->done[1].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[1].seq, 1);
+	assert_int_equal(fx->done[1].cookie, 2);
+	/* twice in one script call; the same seq of another node is new */
+	submit(fx, "cn001", 2, "two", 3, 3);
+	submit(fx, "cn001", 2, "two again", 3, 4);
+	submit(fx, "cn002", 1, "other node", 3, 5);
+	assert_true(wait_done(fx, 5));
+	assert_int_equal(fx->done[2].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->done[3].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[4].fate, BCN_REDISQ_STORED);
+	assert_string_equal(fx->done[4].node, "cn002");
+	assert_int_equal(fx->st.stored, 3);
+	assert_int_equal(fx->st.duplicate, 2);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 3);
+	assert_elem(c, "t:queue", 0, "first", 5);
+	assert_elem(c, "t:queue", 1, "two", 3);
+	assert_elem(c, "t:queue", 2, "other node", 10);
+	redisFree(c);
+}
+
+/* More frames than one script call takes, from three nodes, binary. */
+static void test_order(void **state)
+{
+	struct fixture *fx = started(state);
+	const size_t n = 3 * BCN_REDISQ_BATCH_FRAMES + 17;
+	static const char *nodes[] = { "cn1", "cn2", "cn3" };
+	redisContext *c;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t frame[16] = { 0, (uint8_t)i, (uint8_t)(i >> 8), 0xff };
+
+		assert_int_equal(bcn_redisq_submit(fx->q, nodes[i % 3], i / 3 + 1,
+						   frame, sizeof(frame), (int)i, i), 0);
+	}
+	assert_true(wait_done(fx, n));
+	assert_true(fx->ncalls >= 4);           /* several script calls */
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(fx->done[i].cookie, i);
+		assert_int_equal(fx->done[i].slot, (int)i);
+		assert_string_equal(fx->done[i].node, nodes[i % 3]);
+		assert_int_equal(fx->done[i].seq, i / 3 + 1);
+		assert_int_equal(fx->done[i].fate, BCN_REDISQ_STORED);
+	}
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), (long long)n);
+	for (size_t i = 0; i < n; i += 97) {
+		uint8_t frame[16] = { 0, (uint8_t)i, (uint8_t)(i >> 8), 0xff };
+
+		assert_elem(c, "t:queue", (long)i, frame, sizeof(frame));
+	}
+	redisFree(c);
+}
+
+/* The last dedup_window numbers of a node are remembered, no more. */
+static void test_dedup_window(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+	redisReply *r;
+
+	fx->cfg.dedup_window = 16;
+	fx = started(state);
+	for (uint64_t s = 1; s <= 40; s++)
+		submit(fx, "cn9", s, "f", 0, s);
+	assert_true(wait_done(fx, 40));
+	c = client(fx, NULL);
+	assert_non_null(c);
+	r = redisCommand(c, "ZCARD t:seen:cn9");
+	assert_non_null(r);
+	assert_int_equal(r->integer, 16);
+	freeReplyObject(r);
+	submit(fx, "cn9", 40, "f", 0, 41);      /* remembered */
+	submit(fx, "cn9", 25, "f", 0, 42);      /* the oldest remembered */
+	submit(fx, "cn9", 24, "f", 0, 43);      /* forgotten: stored again */
+	assert_true(wait_done(fx, 43));
+	assert_int_equal(fx->done[40].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[41].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[42].fate, BCN_REDISQ_STORED);
+	assert_int_equal(llen(c, "t:queue"), 41);
+	redisFree(c);
+}
+
+/* With give_up_ms, frames Redis does not take are reported FAILED; after
+ * Redis restarts the queue works again and kept what it acknowledged. */
+static void test_killed_give_up(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+
+	fx->cfg.give_up_ms = 300;
+	fx = started(state);
+	submit(fx, "cn1", 1, "before", 0, 1);
+	assert_true(wait_done(fx, 1));
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_STORED);
+	redis_kill(fx);
+	submit(fx, "cn1", 2, "lost-2", 0, 2);
+	submit(fx, "cn1", 3, "lost-3", 0, 3);
+	assert_true(wait_done(fx, 3));
+	assert_int_equal(fx->done[1].fate, BCN_REDISQ_FAILED);
+	assert_int_equal(fx->done[1].seq, 2);
+	assert_int_equal(fx->done[2].fate, BCN_REDISQ_FAILED);
+	assert_int_equal(fx->done[2].cookie, 3);
+	assert_int_equal(fx->st.failed, 2);
+	assert_int_equal(fx->st.pending_frames, 0);
+	assert_false(bcn_redisq_ready(fx->q));
+	redis_start(fx, "always", NULL);
+	assert_true(wait_ready(fx));
+	submit(fx, "cn1", 4, "after", 0, 4);
+	assert_true(wait_done(fx, 4));
+	assert_int_equal(fx->done[3].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->st.reconnects, 2);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 2);
+	assert_elem(c, "t:queue", 0, "before", 6);      /* from the AOF */
+	assert_elem(c, "t:queue", 1, "after", 5);
+	redisFree(c);
+}
+
+/* Without give_up_ms (the log server), frames wait while Redis is down
+ * and are stored once it is back. */
+static void test_killed_resend(void **state)
+{
+	struct fixture *fx = started(state);
+	redisContext *c;
+
+	redis_kill(fx);
+	for (uint64_t s = 1; s <= 5; s++)
+		submit(fx, "cn1", s, "waiting", 0, s);
+	run_for(fx, 500);
+	assert_int_equal(fx->ndone, 0);
+	assert_int_equal(fx->st.pending_frames, 5);
+	redis_start(fx, "always", NULL);
+	assert_true(wait_done(fx, 5));
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(fx->done[i].fate, BCN_REDISQ_STORED);
+		assert_int_equal(fx->done[i].cookie, i + 1);
+	}
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 5);
+	redisFree(c);
+}
+
+/* A Redis that stops answering is dropped after timeout_ms; the resend
+ * after it answers again is harmless: the frame is in the queue once. */
+static void test_hung(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+
+	fx->cfg.timeout_ms = 300;
+	fx = started(state);
+	assert_int_equal(kill(fx->redis, SIGSTOP), 0);
+	submit(fx, "cn1", 1, "hung", 0, 1);
+	assert_true(wait_errors(fx, 1));
+	assert_int_equal(fx->ndone, 0);
+	assert_int_equal(kill(fx->redis, SIGCONT), 0);
+	assert_true(wait_done(fx, 1));
+	assert_int_not_equal(fx->done[0].fate, BCN_REDISQ_FAILED);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 1);
+	redisFree(c);
+}
+
+/* A Redis that may lose writes is refused until it is made durable. */
+static void test_durability_check(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+	redisReply *r;
+
+	if (!have_redis_server())
+		skip();
+	redis_start(fx, "everysec", NULL);
+	queue_open(fx);
+	submit(fx, "cn1", 1, "durable?", 0, 1);
+	assert_true(wait_errors(fx, 1));
+	assert_int_equal(fx->ndone, 0);
+	assert_false(bcn_redisq_ready(fx->q));
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 0);
+	r = redisCommand(c, "CONFIG SET appendfsync always");
+	assert_non_null(r);
+	freeReplyObject(r);
+	assert_true(wait_done(fx, 1));
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_STORED);
+	assert_int_equal(llen(c, "t:queue"), 1);
+	redisFree(c);
+}
+
+static void test_no_fsync_accepted(void **state)
+{
+	struct fixture *fx = *state;
+
+	if (!have_redis_server())
+		skip();
+	fx->cfg.require_fsync = false;
+	redis_start(fx, "everysec", NULL);
+	queue_open(fx);
+	submit(fx, "cn1", 1, "fast", 0, 1);
+	assert_true(wait_done(fx, 1));
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->st.errors, 0);
+}
+
+static void test_password(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+	FILE *f;
+
+	if (!have_redis_server())
+		skip();
+	snprintf(fx->cfg.password_file, sizeof(fx->cfg.password_file),
+		 "%s/redis.pw", fx->dir);
+	f = fopen(fx->cfg.password_file, "w");
+	assert_non_null(f);
+	fputs("s3cret\n", f);
+	assert_int_equal(fclose(f), 0);
+	redis_start(fx, "always", "s3cret");
+	queue_open(fx);
+	submit(fx, "cn1", 1, "authed", 0, 1);
+	assert_true(wait_done(fx, 1));
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_STORED);
+	c = client(fx, "s3cret");
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), 1);
+	redisFree(c);
+}
+
+/* Side commands are sent; an error reply is counted, nothing else. */
+static void test_command(void **state)
+{
+	struct fixture *fx = started(state);
+	const char *hset[] = { "HSET", "t:stats", "stored", "5" };
+	const char *wrong[] = { "HSET", "t:queue", "x", "1" };
+	redisContext *c;
+	redisReply *r;
+
+	bcn_redisq_command(fx->q, 4, hset, "statistics");
+	submit(fx, "cn1", 1, "f", 0, 1);        /* replies come in order */
+	assert_true(wait_done(fx, 1));
+	c = client(fx, NULL);
+	assert_non_null(c);
+	r = redisCommand(c, "HGET t:stats stored");
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	assert_string_equal(r->str, "5");
+	freeReplyObject(r);
+	bcn_redisq_command(fx->q, 4, wrong, "test");   /* the queue is a list */
+	assert_true(wait_errors(fx, 1));
+	assert_true(bcn_redisq_ready(fx->q));           /* the queue goes on */
+	submit(fx, "cn1", 2, "g", 0, 2);
+	assert_true(wait_done(fx, 2));
+	assert_int_equal(llen(c, "t:queue"), 2);
+	redisFree(c);
+}
+
+/* Frames still waiting at destroy are reported FAILED, in order. */
+static void test_destroy_fails_waiting(void **state)
+{
+	struct fixture *fx = *state;
+
+	/* nothing listens on fx->port: no Redis is needed */
+	queue_open(fx);
+	submit(fx, "cn1", 1, "a", 5, 1);
+	submit(fx, "cn2", 1, "bb", 6, 2);
+	run_for(fx, 200);
+	assert_int_equal(fx->ndone, 0);
+	assert_int_equal(fx->st.pending_bytes, 3);
+	bcn_redisq_destroy(fx->q);
+	fx->q = NULL;
+	assert_int_equal(fx->ndone, 2);
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_FAILED);
+	assert_string_equal(fx->done[0].node, "cn1");
+	assert_int_equal(fx->done[0].slot, 5);
+	assert_int_equal(fx->done[1].fate, BCN_REDISQ_FAILED);
+	assert_string_equal(fx->done[1].node, "cn2");
+	assert_int_equal(fx->done[1].cookie, 2);
+	assert_int_equal(fx->st.failed, 2);
+	assert_int_equal(fx->st.pending_frames, 0);
+	assert_int_equal(fx->st.pending_bytes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_config_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stored, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_give_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_killed_resend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hung, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_durability_check, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_fsync_accepted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_password, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_fails_waiting, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
