@@ -424,6 +424,13 @@ int bcn_sim_wire_submit(struct bcn_sim_wire *w, size_t i,
 	return 0;
 }
 
+/* The totals that sum the sessions' counters of the same name. */
+#define SESSION_TOTALS(X) \
+	X(submitted_frames) X(submitted_records) X(submitted_bytes) \
+	X(acked_frames) X(acked_records) X(duplicates) X(rejected) \
+	X(dropped_frames) X(dropped_records) X(queued_frames) \
+	X(queued_bytes) X(resent) X(unknown_acks)
+
 void bcn_sim_wire_stats(const struct bcn_sim_wire *w,
 			struct bcn_sim_wire_stats *st)
 {
@@ -435,18 +442,8 @@ void bcn_sim_wire_stats(const struct bcn_sim_wire *w,
 		if (w->conns[i].state == W_UNUSED)
 			continue;
 		bcn_session_stats(&w->conns[i].ss, &ss);
-		st->submitted_frames += ss.submitted_frames;
-		st->submitted_records += ss.submitted_records;
-		st->submitted_bytes += ss.submitted_bytes;
-		st->acked_frames += ss.acked_frames;
-		st->acked_records += ss.acked_records;
-		st->duplicates += ss.duplicates;
-		st->rejected += ss.rejected;
-		st->dropped_frames += ss.dropped_frames;
-		st->dropped_records += ss.dropped_records;
-		st->queued_frames += ss.queued_frames;
-		st->queued_bytes += ss.queued_bytes;
-		st->resent += ss.resent;
-		st->unknown_acks += ss.unknown_acks;
+#define ADD(f) st->f += ss.f;
+		SESSION_TOTALS(ADD)
+#undef ADD
 	}
 }
