@@ -21,7 +21,8 @@
 #include "sim/wire.h"
 
 #define ADDRS_MAX 64                    /* distinct server addresses */
-#define RBUF_LEN 65536
+/* one recv(); leaves the session room for a partial frame */
+#define RBUF_LEN (BCN_SESSION_RX_MAX / 4)
 #define SCAN_NS 20000000LL              /* timers checked every 20 ms */
 #define EVENTS 512
 #define NS_PER_MS 1000000LL
