@@ -1,16 +1,15 @@
-/* The collector side of delivery (docs/sender.md): a bounded FIFO of
- * frames not yet acknowledged, filled by submitters under a mutex held for
- * list updates only, and drained by one background thread per sender that
- * connects, authenticates, pipelines frames over a non-blocking socket
- * with poll(), forgets acknowledged frames and resends the others after a
- * reconnect.
+/* The collector side of delivery (docs/sender.md): one background thread
+ * per sender that resolves and dials the endpoints (primary, fallbacks),
+ * polls a non-blocking socket and drives the protocol session
+ * (delivery/session.h): the session holds the bounded queue of frames not
+ * yet acknowledged, the window, ACK matching, resends, the handshake, the
+ * backoff and the deadlines; this file holds the sockets, the endpoint
+ * policy, the locking and the public API.
  *
- * The FIFO: entries in submission order; those before next_send are in
- * flight on the current connection (written, or being written: the one the
- * thread writes is pinned), the others wait. A submitter that needs room
- * drops entries from the head, in flight or not; a pinned entry is only
- * unlinked and marked, and the thread frees it once its last byte is
- * written, so the stream stays whole. */
+ * Submitters and the thread share the session under a mutex held for
+ * session calls only: frames are built and copied before, and the thread
+ * writes and reads the socket outside it. A frame the thread is writing
+ * stays valid when a submitter drops it (the session pins it). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -37,27 +36,12 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "delivery/sender.h"
+#include "delivery/session.h"
 
 #define RX_CHUNK 4096           /* bytes asked of one recv() */
-#define RX_MAX (64u << 10)      /* received bytes not yet parsed */
-#define TX_MAX 4096             /* handshake bytes waiting to be written */
 #define TX_BURST 64             /* frames written before polling again */
 #define MSG_MAX 1024            /* one failure description */
 #define SESSION_SWITCH 1        /* session result: go back to the primary */
-
-/* Frames a log server sends us: ACK and handshake frames only. */
-static const struct bcn_frame_limits reply_lim = { 512, 512, 1, 1 };
-
-struct entry {
-	struct entry *prev, *next;
-	uint8_t *data;
-	size_t len;
-	uint64_t seq;
-	uint32_t records;
-	uint32_t sends;         /* writes begun */
-	bool pinned;            /* the thread is writing it */
-	bool dropped;           /* unlinked while pinned: the thread frees it */
-};
 
 enum submit_mode { MODE_NONE, MODE_NUMBERED, MODE_PREBUILT };
 
@@ -67,14 +51,6 @@ struct conn {
 	size_t ep;                      /* index in bcn_sender.ep */
 	bool established;
 	bool draining;                  /* finishing before the primary */
-	struct bcn_auth_client auth;
-	struct bcn_buf tx;              /* handshake frames to write */
-	size_t tx_off;
-	struct bcn_buf rx;              /* received, not yet parsed */
-	struct bcn_frame f;
-	struct entry *cur;              /* being written, pinned */
-	size_t cur_off;
-	int64_t hs_deadline;            /* handshake must end by then */
 	int64_t started;                /* when established */
 	char why[MSG_MAX];              /* why it failed */
 };
@@ -93,21 +69,16 @@ struct bcn_sender {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
-	_Atomic uint64_t next_seq;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cv;              /* frames removed */
 	/* under lock */
-	struct entry *head, *tail, *next_send;
-	size_t used, nframes, inflight;
-	uint64_t nrecords;
+	struct bcn_session ss;          /* queue, window, handshake */
 	enum submit_mode mode;
-	int64_t last_progress;          /* last ACK, or start of in-flight */
-	struct bcn_sender_stats st;
+	struct bcn_sender_stats st;     /* the connection counters */
 
 	/* the thread's own */
 	struct conn c;
-	uint64_t rng;
 	uint64_t drops_seen;
 	struct bcn_complain c_conn, c_auth, c_drop, c_reject, c_lost;
 };
@@ -292,98 +263,6 @@ out:
 
 /* ---- the buffer ---- */
 
-static void entry_free(struct entry *e)
-{
-	if (!e)
-		return;
-	free(e->data);
-	free(e);
-}
-
-static void free_chain(struct entry *e)
-{
-	while (e) {
-		struct entry *next = e->next;
-
-		entry_free(e);
-		e = next;
-	}
-}
-
-/* Unlinks e; in_flight: e lies before next_send. Under lock. */
-static void list_remove(struct bcn_sender *s, struct entry *e, bool in_flight)
-{
-	if (e->prev)
-		e->prev->next = e->next;
-	else
-		s->head = e->next;
-	if (e->next)
-		e->next->prev = e->prev;
-	else
-		s->tail = e->prev;
-	if (s->next_send == e)
-		s->next_send = e->next;
-	if (in_flight)
-		s->inflight--;
-	s->used -= e->len;
-	s->nframes--;
-	s->nrecords -= e->records;
-	e->prev = e->next = NULL;
-}
-
-static void count_dropped(struct bcn_sender *s, const struct entry *e)
-{
-	s->st.dropped_frames++;
-	s->st.dropped_records += e->records;
-	s->st.dropped_bytes += e->len;
-}
-
-/* Drops the oldest frames until len more bytes fit; returns the chain of
- * entries to free after unlocking. Under lock. */
-static struct entry *make_room(struct bcn_sender *s, size_t len)
-{
-	struct entry *dead = NULL;
-
-	while (s->head && s->used + len > s->cap) {
-		struct entry *e = s->head;
-
-		list_remove(s, e, e != s->next_send);
-		count_dropped(s, e);
-		if (e->pinned) {
-			e->dropped = true;
-		} else {
-			e->next = dead;
-			dead = e;
-		}
-	}
-	return dead;
-}
-
-/* Appends e after making room; returns entries to free. Under lock. */
-static struct entry *enqueue(struct bcn_sender *s, struct entry *e)
-{
-	struct entry *dead = make_room(s, e->len);
-
-	e->prev = s->tail;
-	e->next = NULL;
-	if (s->tail)
-		s->tail->next = e;
-	else
-		s->head = e;
-	s->tail = e;
-	if (!s->next_send)
-		s->next_send = e;
-	s->used += e->len;
-	s->nframes++;
-	s->nrecords += e->records;
-	s->st.submitted_frames++;
-	s->st.submitted_records += e->records;
-	s->st.submitted_bytes += e->len;
-	if (dead)
-		pthread_cond_broadcast(&s->cv);
-	return dead;
-}
-
 static void wake(struct bcn_sender *s)
 {
 	uint64_t one = 1;
@@ -408,15 +287,25 @@ static int set_mode(struct bcn_sender *s, enum submit_mode mode)
 	return rc;
 }
 
-static void submit_entry(struct bcn_sender *s, struct entry *e)
+/* Queues f (dropping the oldest frames if needed) and wakes the thread;
+ * on error f is freed. */
+static int submit_frame(struct bcn_sender *s, struct bcn_session_frame *f)
 {
-	struct entry *dead;
+	struct bcn_session_frame *dead;
+	int rc;
 
 	pthread_mutex_lock(&s->lock);
-	dead = enqueue(s, e);
+	rc = bcn_session_submit(&s->ss, f, &dead);
+	if (dead)
+		pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->lock);
-	free_chain(dead);
+	bcn_session_frames_free(dead);
+	if (rc) {
+		bcn_session_frames_free(f);
+		return rc;
+	}
 	wake(s);
+	return 0;
 }
 
 /* Checks that frame[0..len-1] is exactly one intact DATA frame of our
@@ -448,7 +337,8 @@ static int check_frame(const struct bcn_sender *s, const uint8_t *frame,
 int bcn_sender_submit(struct bcn_sender *s, const uint8_t *frame, size_t len)
 {
 	struct bcn_frame_header h;
-	struct entry *e;
+	struct bcn_session_frame *f;
+	uint8_t *data;
 	int rc;
 
 	rc = check_frame(s, frame, len, &h);
@@ -457,28 +347,23 @@ int bcn_sender_submit(struct bcn_sender *s, const uint8_t *frame, size_t len)
 	rc = set_mode(s, MODE_PREBUILT);
 	if (rc)
 		return rc;
-	e = calloc(1, sizeof(*e));
-	if (e)
-		e->data = malloc(len);
-	if (!e || !e->data) {
-		entry_free(e);
+	data = malloc(len);
+	if (!data)
 		return -ENOMEM;
+	memcpy(data, frame, len);
+	rc = bcn_session_frame_new(data, len, h.seq, h.count, &f);
+	if (rc) {
+		free(data);
+		return rc;
 	}
-	memcpy(e->data, frame, len);
-	e->len = len;
-	e->seq = h.seq;
-	e->records = h.count;
-	submit_entry(s, e);
-	return 0;
+	return submit_frame(s, f);
 }
 
 int bcn_sender_submit_builder(struct bcn_sender *s,
 			      struct bcn_frame_builder *b, uint64_t *seq)
 {
-	struct bcn_buf out;
-	struct entry *e;
+	struct bcn_session_frame *f;
 	uint64_t q;
-	uint8_t *p;
 	int rc;
 
 	if (seq)
@@ -488,27 +373,16 @@ int bcn_sender_submit_builder(struct bcn_sender *s,
 	rc = set_mode(s, MODE_NUMBERED);
 	if (rc)
 		return rc;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	e->records = bcn_frame_builder_count(b);
-	/* a frame that cannot be buffered fails here, records kept */
-	bcn_buf_init(&out, s->max_frame < s->cap ? s->max_frame : s->cap);
-	q = atomic_fetch_add(&s->next_seq, 1);
-	rc = bcn_frame_builder_finish(b, s->conf.node, q, &out);
-	if (rc) {
-		bcn_buf_free(&out);
-		entry_free(e);
-		return rc == -BCN_EFULL ? -BCN_ETOOBIG : rc;
-	}
-	p = realloc(out.data, out.len);         /* give back the slack */
-	e->data = p ? p : out.data;
-	e->len = out.len;
-	e->seq = q;
-	submit_entry(s, e);
-	if (seq)
+	pthread_mutex_lock(&s->lock);
+	q = bcn_session_take_seq(&s->ss);
+	pthread_mutex_unlock(&s->lock);
+	rc = bcn_session_frame_build(b, s->conf.node, q, s->max_frame < s->cap ?
+				     s->max_frame : s->cap, &f);
+	if (!rc)
+		rc = submit_frame(s, f);
+	if (!rc && seq)
 		*seq = q;
-	return 0;
+	return rc;
 }
 
 static void deadline_ts(int64_t deadline_ms, struct timespec *ts)
@@ -528,7 +402,7 @@ int bcn_sender_wait_space(struct bcn_sender *s, size_t len,
 		return -BCN_ETOOBIG;
 	deadline_ts(deadline, &ts);
 	pthread_mutex_lock(&s->lock);
-	while (s->used + len > s->cap) {
+	while (!bcn_session_fits(&s->ss, len)) {
 		if (bcn_mono_ms() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
@@ -547,7 +421,7 @@ int bcn_sender_flush(struct bcn_sender *s, int64_t timeout_ms)
 
 	deadline_ts(deadline, &ts);
 	pthread_mutex_lock(&s->lock);
-	while (s->nframes > 0) {
+	while (s->ss.nframes > 0) {
 		if (bcn_mono_ms() >= deadline) {
 			rc = -ETIMEDOUT;
 			break;
@@ -560,14 +434,32 @@ int bcn_sender_flush(struct bcn_sender *s, int64_t timeout_ms)
 
 void bcn_sender_stats(struct bcn_sender *s, struct bcn_sender_stats *st)
 {
+	struct bcn_session_stats ss;
+
 	pthread_mutex_lock(&s->lock);
+	bcn_session_stats(&s->ss, &ss);
 	*st = s->st;
-	st->buffered_frames = s->nframes;
-	st->buffered_records = s->nrecords;
-	st->buffered_bytes = s->used;
-	st->buffer_max = s->cap;
-	st->inflight = s->inflight;
 	pthread_mutex_unlock(&s->lock);
+	st->submitted_frames = ss.submitted_frames;
+	st->submitted_records = ss.submitted_records;
+	st->submitted_bytes = ss.submitted_bytes;
+	st->acked_frames = ss.acked_frames;
+	st->acked_records = ss.acked_records;
+	st->acked_bytes = ss.acked_bytes;
+	st->duplicates = ss.duplicates;
+	st->rejected = ss.rejected;
+	st->dropped_frames = ss.dropped_frames;
+	st->dropped_records = ss.dropped_records;
+	st->dropped_bytes = ss.dropped_bytes;
+	st->buffered_frames = ss.queued_frames;
+	st->buffered_records = ss.queued_records;
+	st->buffered_bytes = ss.queued_bytes;
+	st->buffer_max = s->cap;
+	st->inflight = ss.inflight;
+	st->sent_frames = ss.sent_frames;
+	st->resent = ss.resent;
+	st->bytes_sent = ss.bytes_sent;
+	st->unknown_acks = ss.unknown_acks;
 }
 
 /* The counters, in JSON order; connected and last_error are apart. */
@@ -628,7 +520,7 @@ static void note_drops(struct bcn_sender *s)
 	uint64_t dropped;
 
 	pthread_mutex_lock(&s->lock);
-	dropped = s->st.dropped_frames - s->st.rejected;
+	dropped = s->ss.st.dropped_frames - s->ss.st.rejected;
 	pthread_mutex_unlock(&s->lock);
 	if (dropped == s->drops_seen)
 		return;
@@ -669,21 +561,18 @@ static int wait_fd(struct bcn_sender *s, int fd, short events,
 	}
 }
 
-static uint64_t rnd(struct bcn_sender *s)
-{
-	s->rng ^= s->rng << 13;
-	s->rng ^= s->rng >> 7;
-	s->rng ^= s->rng << 17;
-	return s->rng;
-}
-
-/* Sleeps a random time in [d/2, d]; returns -ECANCELED on stop. */
-static int pause_ms(struct bcn_sender *s, int64_t d)
+/* Sleeps the session's next backoff delay (grow: doubling it after);
+ * returns -ECANCELED on stop. */
+static int pause_backoff(struct bcn_sender *s, bool grow)
 {
 	short rev;
-	int64_t t = d / 2 + (int64_t)(rnd(s) % (uint64_t)(d / 2 + 1));
-	int rc = wait_fd(s, -1, 0, bcn_mono_ms() + t, &rev);
+	int64_t t;
+	int rc;
 
+	pthread_mutex_lock(&s->lock);
+	t = bcn_session_backoff(&s->ss, grow);
+	pthread_mutex_unlock(&s->lock);
+	rc = wait_fd(s, -1, 0, bcn_mono_ms() + t, &rev);
 	return rc < 0 ? rc : 0;
 }
 
@@ -770,10 +659,8 @@ static int dial(struct bcn_sender *s, size_t i, struct conn *c)
 
 static void on_established(struct bcn_sender *s, struct conn *c)
 {
-	int64_t now = bcn_mono_ms();
-
 	c->established = true;
-	c->started = now;
+	c->started = bcn_mono_ms();
 	pthread_mutex_lock(&s->lock);
 	s->st.connects++;
 	if (s->st.connects > 1)
@@ -781,7 +668,6 @@ static void on_established(struct bcn_sender *s, struct conn *c)
 	if (c->ep > 0)
 		s->st.fallbacks++;
 	s->st.connected = 1;
-	s->last_progress = now;
 	pthread_mutex_unlock(&s->lock);
 	bcn_complain_release(&s->c_conn, BCN_LOG_NOTICE, "sender %s: log "
 			     "server %s reachable again", s->conf.node,
@@ -793,106 +679,65 @@ static void on_established(struct bcn_sender *s, struct conn *c)
 		 s->ep_str[c->ep], c->ep ? " (fallback)" : "");
 }
 
-static void on_ack(struct bcn_sender *s, uint64_t seq, uint8_t status)
+/* The server closed the connection (n == 0) or recv failed (n < 0). */
+static int on_eof(struct bcn_sender *s, struct conn *c, ssize_t n)
 {
-	struct entry *e;
-	bool rejected = false;
+	int err = errno, rc;
 
 	pthread_mutex_lock(&s->lock);
-	for (e = s->head; e && e != s->next_send; e = e->next)
-		if (e->seq == seq && !e->pinned)
-			break;
-	if (!e || e == s->next_send) {
-		s->st.unknown_acks++;
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	list_remove(s, e, true);
-	if (status == BCN_ACK_REJECTED) {
-		rejected = true;
-		s->st.rejected++;
-		count_dropped(s, e);
-	} else {
-		s->st.acked_frames++;
-		s->st.acked_records += e->records;
-		s->st.acked_bytes += e->len;
-		if (status == BCN_ACK_DUPLICATE)
-			s->st.duplicates++;
-	}
-	s->last_progress = bcn_mono_ms();
-	pthread_cond_broadcast(&s->cv);
+	rc = bcn_session_eof(&s->ss);
+	snprintf(c->why, sizeof(c->why), "%s", s->ss.why);
 	pthread_mutex_unlock(&s->lock);
-	if (rejected)
-		bcn_complain(&s->c_reject, BCN_LOG_WARNING, "sender %s: log "
-			     "server %s rejected frame %" PRIu64 " as malformed; "
-			     "dropped", s->conf.node, s->ep_str[s->c.ep], seq);
-	entry_free(e);
+	if (rc == -EKEYREJECTED) {
+		/* the server closes on a wrong MAC (docs/protocol.md) */
+		snprintf(c->why + strlen(c->why), sizeof(c->why) -
+			 strlen(c->why), " (check key_file %.300s)",
+			 s->conf.key_file);
+		return rc;
+	}
+	if (n < 0) {
+		snprintf(c->why, sizeof(c->why), "%s", strerror(err));
+		return -err;
+	}
+	return rc;
 }
 
 /* Reads what the server sent and handles every whole frame. */
 static int read_frames(struct bcn_sender *s, struct conn *c)
 {
-	size_t off = 0, used;
+	uint8_t buf[RX_CHUNK];
+	struct bcn_session_event ev;
 	ssize_t n;
 	int rc;
 
-	rc = bcn_buf_reserve(&c->rx, RX_CHUNK);
-	if (rc) {
-		snprintf(c->why, sizeof(c->why), "unparsable answer");
-		return rc;
-	}
-	n = recv(c->fd, c->rx.data + c->rx.len, RX_CHUNK, MSG_DONTWAIT);
+	n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
-	if (n <= 0 && c->auth.state == BCN_AUTH_WAIT_WELCOME) {
-		/* the server closes on a wrong MAC (docs/protocol.md) */
-		snprintf(c->why, sizeof(c->why), "closed the connection after "
-			 "our AUTH: it does not accept our key for node '%s' "
-			 "(check key_file %.300s)", s->conf.node,
-			 s->conf.key_file);
-		return -EKEYREJECTED;
-	}
-	if (n <= 0) {
-		rc = n < 0 ? -errno : -ECONNRESET;
-		snprintf(c->why, sizeof(c->why), "%s", n < 0 ?
-			 strerror(-rc) : "connection closed by the server");
-		return rc;
-	}
-	c->rx.len += (size_t)n;
-	while (off < c->rx.len) {
-		rc = bcn_frame_open(&c->f, c->rx.data + off, c->rx.len - off,
-				    &reply_lim, &used);
-		if (rc == -BCN_ETRUNC)
-			break;
-		if (rc) {
-			snprintf(c->why, sizeof(c->why), "bad frame from the "
-				 "server: %s", bcn_strerror(rc));
+	if (n <= 0)
+		return on_eof(s, c, n);
+	pthread_mutex_lock(&s->lock);
+	rc = bcn_session_feed(&s->ss, buf, (size_t)n);
+	for (;;) {
+		if (!rc)
+			rc = bcn_session_step(&s->ss, bcn_mono_ms(), &ev);
+		if (rc < 0)
+			snprintf(c->why, sizeof(c->why), "%s", s->ss.why);
+		if (rc > 0 && (ev.kind == BCN_SESSION_EV_ACKED ||
+			       ev.kind == BCN_SESSION_EV_REJECTED))
+			pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->lock);
+		if (rc <= 0)
 			return rc;
-		}
-		off += used;
-		rc = bcn_auth_client_step(&c->auth, &c->f, &c->tx);
-		if (rc == -EKEYREJECTED) {
-			snprintf(c->why, sizeof(c->why), "the server failed "
-				 "to prove that it holds the site key");
-			return rc;
-		}
-		if (rc < 0) {
-			snprintf(c->why, sizeof(c->why), "unexpected %s frame "
-				 "in state %s: %s",
-				 c->f.hdr.kind == BCN_FRAME_ACK ? "ACK" :
-				 "handshake", bcn_auth_state_name(c->auth.state),
-				 bcn_strerror(rc));
-			return rc;
-		}
-		if (rc == BCN_AUTH_PASS)
-			on_ack(s, c->f.hdr.seq, c->f.ack_status);
-		else if (!c->established &&
-			 c->auth.state == BCN_AUTH_ESTABLISHED)
+		if (ev.kind == BCN_SESSION_EV_ESTABLISHED)
 			on_established(s, c);
+		else if (ev.kind == BCN_SESSION_EV_REJECTED)
+			bcn_complain(&s->c_reject, BCN_LOG_WARNING, "sender %s: "
+				     "log server %s rejected frame %" PRIu64
+				     " as malformed; dropped", s->conf.node,
+				     s->ep_str[c->ep], ev.seq);
+		rc = 0;
+		pthread_mutex_lock(&s->lock);
 	}
-	memmove(c->rx.data, c->rx.data + off, c->rx.len - off);
-	c->rx.len -= off;
-	return 0;
 }
 
 /* After send() failed: 0 if it would block, else -errno (noted). */
@@ -906,79 +751,32 @@ static int send_failed(struct conn *c)
 	return -err;
 }
 
-/* Writes (part of) the next frame. Returns 1 when a frame was completed,
- * 0 when the socket is full or there is nothing to send, or -errno. */
-static int write_frame(struct bcn_sender *s, struct conn *c)
-{
-	struct entry *e, *dead = NULL;
-	ssize_t n;
-	int rc = 0;
-
-	pthread_mutex_lock(&s->lock);
-	if (!c->cur) {
-		e = s->next_send;
-		if (!e || s->inflight >= s->conf.window || c->draining) {
-			pthread_mutex_unlock(&s->lock);
-			return 0;
-		}
-		s->next_send = e->next;
-		if (s->inflight++ == 0)
-			s->last_progress = bcn_mono_ms();
-		if (e->sends++)
-			s->st.resent++;
-		s->st.sent_frames++;
-		e->pinned = true;
-		c->cur = e;
-		c->cur_off = 0;
-	}
-	e = c->cur;
-	pthread_mutex_unlock(&s->lock);
-
-	n = send(c->fd, e->data + c->cur_off, e->len - c->cur_off,
-		 MSG_NOSIGNAL | MSG_DONTWAIT);
-	if (n < 0)
-		return send_failed(c);
-	pthread_mutex_lock(&s->lock);
-	s->st.bytes_sent += (uint64_t)n;
-	c->cur_off += (size_t)n;
-	if (c->cur_off == e->len) {
-		e->pinned = false;
-		c->cur = NULL;
-		if (e->dropped)
-			dead = e;
-		rc = 1;
-	}
-	pthread_mutex_unlock(&s->lock);
-	entry_free(dead);
-	return rc;
-}
-
+/* Writes what the session has to write: handshake bytes, then frames,
+ * up to TX_BURST of them, until the socket is full. The bytes are
+ * written outside the lock: the session keeps them valid (pinned). */
 static int write_out(struct bcn_sender *s, struct conn *c)
 {
+	struct bcn_session_frame *dead;
+	const uint8_t *p;
+	size_t len;
 	ssize_t n;
-	int rc;
+	int done = 0;
 
-	if (c->tx_off < c->tx.len) {
-		n = send(c->fd, c->tx.data + c->tx_off, c->tx.len - c->tx_off,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (done < TX_BURST) {
+		pthread_mutex_lock(&s->lock);
+		bcn_session_out(&s->ss, bcn_mono_ms(), &p, &len);
+		pthread_mutex_unlock(&s->lock);
+		if (len == 0)
+			return 0;
+		n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0)
 			return send_failed(c);
-		c->tx_off += (size_t)n;
 		pthread_mutex_lock(&s->lock);
-		s->st.bytes_sent += (uint64_t)n;
+		done += bcn_session_wrote(&s->ss, (size_t)n, &dead);
 		pthread_mutex_unlock(&s->lock);
-		if (c->tx_off == c->tx.len) {
-			bcn_buf_reset(&c->tx);
-			c->tx_off = 0;
-		}
-		return 0;
-	}
-	if (!c->established)
-		return 0;
-	for (int k = 0; k < TX_BURST; k++) {
-		rc = write_frame(s, c);
-		if (rc <= 0)
-			return rc;
+		bcn_session_frames_free(dead);
+		if ((size_t)n < len)
+			return 0;       /* the socket is full */
 	}
 	return 0;
 }
@@ -988,65 +786,43 @@ static int write_out(struct bcn_sender *s, struct conn *c)
 static int check_timers(struct bcn_sender *s, struct conn *c, int64_t now,
 			int64_t *wake, bool *want_out)
 {
-	int64_t retry = s->conf.primary_retry_ms, dl;
-	size_t inflight;
-	bool queued;
+	int64_t retry = s->conf.primary_retry_ms;
+	uint64_t inflight;
+	int rc;
 
-	*want_out = c->tx_off < c->tx.len;
-	if (!c->established) {
-		*wake = c->hs_deadline;
-		if (now < c->hs_deadline)
-			return 0;
-		snprintf(c->why, sizeof(c->why), "no answer to the handshake "
-			 "within %" PRId64 " ms", s->conf.ack_timeout_ms);
-		return -ETIMEDOUT;
-	}
 	pthread_mutex_lock(&s->lock);
-	inflight = s->inflight;
-	dl = s->last_progress + s->conf.ack_timeout_ms;
-	queued = s->next_send && s->inflight < s->conf.window;
+	rc = bcn_session_tick(&s->ss, now, wake);
+	if (rc)
+		snprintf(c->why, sizeof(c->why), "%s", s->ss.why);
+	if (c->established && c->ep > 0 && retry > 0 && !c->draining &&
+	    now >= c->started + retry) {
+		c->draining = true;
+		bcn_session_hold(&s->ss, true);
+		BCN_INFO("sender %s: trying the primary %s again",
+			 s->conf.node, s->ep_str[0]);
+	}
+	inflight = bcn_session_inflight(&s->ss);
+	*want_out = bcn_session_want_out(&s->ss);
 	pthread_mutex_unlock(&s->lock);
-	*wake = -1;
-	if (inflight > 0 || c->cur) {
-		if (now >= dl) {
-			snprintf(c->why, sizeof(c->why), "no acknowledgement "
-				 "within %" PRId64 " ms", s->conf.ack_timeout_ms);
-			return -ETIMEDOUT;
-		}
-		*wake = dl;
-	}
-	if (c->ep > 0 && retry > 0) {
-		if (!c->draining && now >= c->started + retry) {
-			c->draining = true;
-			BCN_INFO("sender %s: trying the primary %s again",
-				 s->conf.node, s->ep_str[0]);
-		}
-		if (c->draining && inflight == 0 && !c->cur)
-			return SESSION_SWITCH;
-		if (!c->draining && (*wake < 0 || c->started + retry < *wake))
-			*wake = c->started + retry;
-	}
-	*want_out = *want_out || c->cur || (queued && !c->draining);
+	if (rc || !c->established || c->ep == 0 || retry <= 0)
+		return rc;
+	if (c->draining && inflight == 0)
+		return SESSION_SWITCH;
+	if (!c->draining && (*wake < 0 || c->started + retry < *wake))
+		*wake = c->started + retry;
 	return 0;
 }
 
 /* Moves every frame in flight back to the waiting part. */
-static void requeue(struct bcn_sender *s, struct conn *c)
+static void requeue(struct bcn_sender *s)
 {
-	struct entry *dead = NULL;
+	struct bcn_session_frame *dead;
 
 	pthread_mutex_lock(&s->lock);
-	if (c->cur) {
-		c->cur->pinned = false;
-		if (c->cur->dropped)
-			dead = c->cur;
-		c->cur = NULL;
-	}
-	s->next_send = s->head;
-	s->inflight = 0;
+	bcn_session_disconnected(&s->ss, &dead);
 	s->st.connected = 0;
 	pthread_mutex_unlock(&s->lock);
-	entry_free(dead);
+	bcn_session_frames_free(dead);
 }
 
 /* Talks to the server until the connection fails or should switch. */
@@ -1102,23 +878,20 @@ static int session(struct bcn_sender *s, size_t i)
 	c->ep = i;
 	c->established = c->draining = false;
 	c->why[0] = '\0';
-	bcn_buf_reset(&c->tx);
-	bcn_buf_reset(&c->rx);
-	c->tx_off = 0;
 	rc = dial(s, i, c);
 	if (rc)
 		return rc;
-	rc = bcn_auth_client_start(&c->auth, &c->tx);
-	if (rc) {
-		snprintf(c->why, sizeof(c->why), "handshake: %s",
-			 bcn_strerror(rc));
-	} else {
-		c->hs_deadline = bcn_mono_ms() + s->conf.ack_timeout_ms;
+	pthread_mutex_lock(&s->lock);
+	bcn_session_hold(&s->ss, false);
+	rc = bcn_session_connected(&s->ss, bcn_mono_ms());
+	if (rc)
+		snprintf(c->why, sizeof(c->why), "%s", s->ss.why);
+	pthread_mutex_unlock(&s->lock);
+	if (!rc)
 		rc = pump(s, c);
-	}
 	close(c->fd);
 	c->fd = -1;
-	requeue(s, c);
+	requeue(s);
 	return rc;
 }
 
@@ -1162,7 +935,6 @@ static void report(struct bcn_sender *s, size_t i, int rc)
 static void *run(void *arg)
 {
 	struct bcn_sender *s = arg;
-	int64_t delay = s->conf.backoff_min_ms;
 	size_t i = 0, tried = 0;
 
 	while (!atomic_load(&s->stop)) {
@@ -1177,11 +949,11 @@ static void *run(void *arg)
 		}
 		report(s, i, rc);
 		if (s->c.established) {
-			delay = s->conf.backoff_min_ms;
+			/* the session reset the delay to backoff_min */
 			tried = 0;
 			if (rc == -ETIMEDOUT)
 				i = (i + 1) % s->nep;
-			if (pause_ms(s, delay))
+			if (pause_backoff(s, false))
 				break;
 			continue;
 		}
@@ -1190,10 +962,8 @@ static void *run(void *arg)
 			continue;       /* the next endpoint at once */
 		i = 0;
 		tried = 0;
-		if (pause_ms(s, delay))
+		if (pause_backoff(s, true))
 			break;
-		delay = delay > s->conf.backoff_max_ms / 2 ?
-			s->conf.backoff_max_ms : delay * 2;
 	}
 	return NULL;
 }
@@ -1224,19 +994,27 @@ static int init_sync(struct bcn_sender *s)
 
 static int start(struct bcn_sender *s, char *err, size_t errlen)
 {
+	struct bcn_session_conf sc = {
+		.key = &s->key, .node = s->conf.node,
+		.queue_bytes = s->cap, .window = s->conf.window,
+		.backoff_min_ms = s->conf.backoff_min_ms,
+		.backoff_max_ms = s->conf.backoff_max_ms,
+		.ack_timeout_ms = s->conf.ack_timeout_ms,
+		.first_seq = s->conf.first_seq ? s->conf.first_seq :
+			     bcn_sender_seq_origin(),
+	};
 	int rc;
 
-	if (getrandom(&s->rng, sizeof(s->rng), GRND_NONBLOCK) !=
-	    (ssize_t)sizeof(s->rng))
-		s->rng = (uint64_t)bcn_mono_ms() ^ ((uint64_t)getpid() << 32);
-	s->rng |= 1;
+	if (getrandom(&sc.seed, sizeof(sc.seed), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(sc.seed))
+		sc.seed = (uint64_t)bcn_mono_ms() ^ ((uint64_t)getpid() << 32);
 	s->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->evfd < 0) {
 		rc = -errno;
 		bcn_seterr(err, errlen, "sender: eventfd: %s", strerror(errno));
 		return rc;
 	}
-	rc = bcn_auth_client_init(&s->c.auth, &s->key, s->conf.node);
+	rc = bcn_session_init(&s->ss, &sc);
 	if (rc) {
 		bcn_seterr(err, errlen, "sender: bad node name '%s'", s->conf.node);
 		return rc;
@@ -1273,15 +1051,9 @@ int bcn_sender_open(const struct bcn_sender_conf *conf,
 	s->lim = (struct bcn_frame_limits)BCN_FRAME_LIMITS_DEFAULT;
 	s->lim.max_body = (uint32_t)(s->max_frame - BCN_FRAME_HDR_LEN);
 	atomic_init(&s->stop, false);
-	atomic_init(&s->next_seq, conf->first_seq ? conf->first_seq :
-		    bcn_sender_seq_origin());
-	bcn_buf_init(&s->c.tx, TX_MAX);
-	bcn_buf_init(&s->c.rx, RX_MAX);
-	bcn_frame_init(&s->c.f);
 	rc = init_sync(s);
 	if (rc) {
 		bcn_seterr(err, errlen, "sender: %s", strerror(-rc));
-		bcn_frame_free(&s->c.f);
 		free(s);
 		return rc;
 	}
@@ -1307,15 +1079,12 @@ void bcn_sender_close(struct bcn_sender *s)
 		wake(s);
 		pthread_join(s->thread, NULL);
 	}
-	if (s->nframes)
-		BCN_NOTICE("sender %s: closing with %zu frames not "
-			   "acknowledged", s->conf.node, s->nframes);
-	free_chain(s->head);
+	if (s->ss.nframes)
+		BCN_NOTICE("sender %s: closing with %" PRIu64 " frames not "
+			   "acknowledged", s->conf.node, s->ss.nframes);
+	bcn_session_fini(&s->ss);
 	if (s->evfd >= 0)
 		close(s->evfd);
-	bcn_buf_free(&s->c.tx);
-	bcn_buf_free(&s->c.rx);
-	bcn_frame_free(&s->c.f);
 	bcn_auth_key_wipe(&s->key);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->lock);
