@@ -1,5 +1,12 @@
-/* beacon-mdsd: the MDS collector (collectors/lustre/lustre_daemon.c). */
-#include "collectors/lustre/lustre_daemon.h"
+/* beacon-mdsd: the MDS collector. Its role, description and options; the
+ * daemon body is the Lustre target server's (collectors/lustresrv). */
+#include "collectors/lustresrv/lustre_daemon.h"
+
+/* beacon-mdsd has the keys of both daemons only. */
+static const struct bcn_config_opt mdsd_options[] = {
+	BCN_LUSTRE_DAEMON_OPTIONS,
+	{ .name = NULL }
+};
 
 int main(int argc, char **argv)
 {
@@ -7,5 +14,5 @@ int main(int argc, char **argv)
 				      "Samples the metadata statistics of this "
 				      "MDS's Lustre MDTs (md_stats, per-export "
 				      "stats, job_stats) and sends their "
-				      "per-interval deltas.");
+				      "per-interval deltas.", mdsd_options);
 }

@@ -1,22 +1,22 @@
 /* The osc import parser and the mapping of one OST's counters onto a
- * fwd_rpc record (oscstat.h). */
+ * fwd_rpc record (lustre_osc.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "collectors/forwarder/oscstat.h"
+#include "collectors/lustre/lustre_osc.h"
 #include "common/error.h"
 
-const struct bcn_lustre_field bcn_osc_fields[] = {
-	{ "ost_read", BCN_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "read_bytes", BCN_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "ost_write", BCN_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "write_bytes", BCN_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "read_bytes", BCN_OSC_READ_BYTES, BCN_LUSTRE_SUM },
-	{ "write_bytes", BCN_OSC_WRITE_BYTES, BCN_LUSTRE_SUM },
+const struct bcn_lustre_field bcn_lustre_osc_fields[] = {
+	{ "ost_read", BCN_LUSTRE_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "read_bytes", BCN_LUSTRE_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "ost_write", BCN_LUSTRE_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "write_bytes", BCN_LUSTRE_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "read_bytes", BCN_LUSTRE_OSC_READ_BYTES, BCN_LUSTRE_SUM },
+	{ "write_bytes", BCN_LUSTRE_OSC_WRITE_BYTES, BCN_LUSTRE_SUM },
 };
-const size_t bcn_osc_nfields = sizeof(bcn_osc_fields) /
-			       sizeof(bcn_osc_fields[0]);
+const size_t bcn_lustre_osc_nfields = sizeof(bcn_lustre_osc_fields) /
+			       sizeof(bcn_lustre_osc_fields[0]);
 
 static bool is_blank(char c)
 {
@@ -42,7 +42,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-int bcn_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight)
+int bcn_lustre_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight)
 {
 	const char *p = buf, *end = buf + len;
 	ptrdiff_t rpcs_indent = -1;     /* of the "rpcs:" line, -1: outside */
@@ -72,7 +72,7 @@ int bcn_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight)
 	return -ENOENT;
 }
 
-int bcn_osc_target_name(const char *dir, char *out, size_t len)
+int bcn_lustre_osc_target_name(const char *dir, char *out, size_t len)
 {
 	const char *osc = NULL, *s, *ost;
 	size_t n;
@@ -92,15 +92,15 @@ int bcn_osc_target_name(const char *dir, char *out, size_t len)
 	return 0;
 }
 
-void bcn_osc_counters(const struct bcn_lustre_stats *stats,
+void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
 		      const struct bcn_lustre_rpc *rpc, uint64_t *v)
 {
-	uint64_t *h = v + BCN_OSC_SLOTS;
+	uint64_t *h = v + BCN_LUSTRE_OSC_SLOTS;
 	unsigned i;
 
-	memset(v, 0, BCN_OSC_NCOUNTERS * sizeof(*v));
+	memset(v, 0, BCN_LUSTRE_OSC_NCOUNTERS * sizeof(*v));
 	if (stats)
-		for (i = 0; i < BCN_OSC_SLOTS; i++)
+		for (i = 0; i < BCN_LUSTRE_OSC_SLOTS; i++)
 			v[i] = stats->vals.v[i];
 	if (!rpc)
 		return;
@@ -112,7 +112,7 @@ void bcn_osc_counters(const struct bcn_lustre_stats *stats,
 			     h + 3 * BCN_HIST_BUCKETS);
 }
 
-void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
+void bcn_lustre_osc_record(struct bcn_record *r, const char *target, int64_t t,
 		    int64_t dur, const uint64_t *d,
 		    const struct bcn_lustre_rpc *rpc, uint64_t in_flight)
 {
@@ -127,10 +127,10 @@ void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
 	r->t = t;
 	r->dur = dur;
 	f->target = target;
-	f->read_rpcs = d[BCN_OSC_READ_RPCS];
-	f->write_rpcs = d[BCN_OSC_WRITE_RPCS];
-	f->read_bytes = d[BCN_OSC_READ_BYTES];
-	f->write_bytes = d[BCN_OSC_WRITE_BYTES];
+	f->read_rpcs = d[BCN_LUSTRE_OSC_READ_RPCS];
+	f->write_rpcs = d[BCN_LUSTRE_OSC_WRITE_RPCS];
+	f->read_bytes = d[BCN_LUSTRE_OSC_READ_BYTES];
+	f->write_bytes = d[BCN_LUSTRE_OSC_WRITE_BYTES];
 	if (rpc && (rpc->have & flight))
 		f->in_flight = sat_add(rpc->read_in_flight,
 				       rpc->write_in_flight);
@@ -139,8 +139,8 @@ void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
 	if (rpc && (rpc->have & pending))
 		f->pending_pages = sat_add(rpc->pending_write_pages,
 					   rpc->pending_read_pages);
-	memcpy(f->pages_read, d + BCN_OSC_SLOTS, h * sizeof(*d));
-	memcpy(f->pages_write, d + BCN_OSC_SLOTS + h, h * sizeof(*d));
-	memcpy(f->flight_read, d + BCN_OSC_SLOTS + 2 * h, h * sizeof(*d));
-	memcpy(f->flight_write, d + BCN_OSC_SLOTS + 3 * h, h * sizeof(*d));
+	memcpy(f->pages_read, d + BCN_LUSTRE_OSC_SLOTS, h * sizeof(*d));
+	memcpy(f->pages_write, d + BCN_LUSTRE_OSC_SLOTS + h, h * sizeof(*d));
+	memcpy(f->flight_read, d + BCN_LUSTRE_OSC_SLOTS + 2 * h, h * sizeof(*d));
+	memcpy(f->flight_write, d + BCN_LUSTRE_OSC_SLOTS + 3 * h, h * sizeof(*d));
 }
