@@ -19,7 +19,7 @@ static const char *const bases[] = {
 };
 #define NBASES (sizeof(bases) / sizeof(bases[0]))
 
-static const char *const fnames[BCN_LUSTRE_OSC_NFILES] = {
+static const char *const fnames[BCN_OSC_NFILES] = {
 	"stats", "rpc_stats", "import"
 };
 
@@ -32,8 +32,8 @@ int bcn_fwdrpc_init(struct bcn_fwdrpc *o, size_t max_targets)
 		return -EINVAL;
 	o->max = max_targets;
 	bcn_buf_init(&o->fbuf, BCN_LUSTRE_OSC_FILE_MAX);
-	rc = bcn_lustre_map_init(&o->map, bcn_lustre_osc_fields, bcn_lustre_osc_nfields,
-				 BCN_LUSTRE_OSC_SLOTS);
+	rc = bcn_lustre_map_init(&o->map, bcn_lustre_osc_fields,
+				 bcn_lustre_osc_nfields, BCN_LUSTRE_OSC_SLOTS);
 	if (!rc)
 		rc = bcn_counter_table_new("osc", max_targets,
 					   BCN_FWDRPC_FORGET_SWEEPS, &o->ctr);
@@ -170,7 +170,7 @@ static void set_base(struct bcn_fwdrpc *o, struct bcn_fwdrpc_target *t, int f,
 {
 	uint8_t found = base == -2 ? BCN_FWDRPC_ABSENT : BCN_FWDRPC_PRESENT;
 
-	if (f != BCN_LUSTRE_OSC_IMPORT && t->found[f] && t->found[f] != found)
+	if (f != BCN_OSC_IMPORT && t->found[f] && t->found[f] != found)
 		bcn_counter_forget(o->ctr, t->dir);
 	t->found[f] = found;
 	t->base[f] = base;
@@ -247,7 +247,7 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 
 	*have_stats = *have_rpc = false;
 	*in_flight = UINT64_MAX;
-	rc = read_file(o, c, t, BCN_LUSTRE_OSC_STATS, rel, sizeof(rel));
+	rc = read_file(o, c, t, BCN_OSC_STATS, rel, sizeof(rel));
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -258,7 +258,7 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 			return parse_failed(c, rel, rc);
 		*have_stats = true;
 	}
-	rc = read_file(o, c, t, BCN_LUSTRE_OSC_RPC_STATS, rel, sizeof(rel));
+	rc = read_file(o, c, t, BCN_OSC_RPC_STATS, rel, sizeof(rel));
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -272,7 +272,7 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 	if (*have_rpc && (rpc->have & (BCN_RPC_HAVE_READ_IN_FLIGHT |
 					BCN_RPC_HAVE_WRITE_IN_FLIGHT)))
 		return 0;
-	if (read_file(o, c, t, BCN_LUSTRE_OSC_IMPORT, rel, sizeof(rel)) == 0) {
+	if (read_file(o, c, t, BCN_OSC_IMPORT, rel, sizeof(rel)) == 0) {
 		rc = bcn_lustre_osc_import_inflight((const char *)o->fbuf.data,
 					     o->fbuf.len, in_flight);
 		if (rc) {

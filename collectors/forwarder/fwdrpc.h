@@ -28,15 +28,15 @@
 
 enum { BCN_FWDRPC_PRESENT = 1, BCN_FWDRPC_ABSENT = 2 };
 
-enum bcn_fwdrpc_file { BCN_LUSTRE_OSC_STATS, BCN_LUSTRE_OSC_RPC_STATS, BCN_LUSTRE_OSC_IMPORT,
-		       BCN_LUSTRE_OSC_NFILES };
+enum bcn_fwdrpc_file { BCN_OSC_STATS, BCN_OSC_RPC_STATS, BCN_OSC_IMPORT,
+		       BCN_OSC_NFILES };
 
 struct bcn_fwdrpc_target {
 	char dir[BCN_FWDRPC_NAME_MAX];          /* osc device */
 	char target[BCN_FWDRPC_NAME_MAX];       /* OST */
-	int8_t base[BCN_LUSTRE_OSC_NFILES];            /* base index; -1: look it
+	int8_t base[BCN_OSC_NFILES];            /* base index; -1: look it
 						 * up, -2: none had it */
-	uint8_t found[BCN_LUSTRE_OSC_NFILES];          /* last look-up: 0 none yet,
+	uint8_t found[BCN_OSC_NFILES];          /* last look-up: 0 none yet,
 						 * PRESENT or ABSENT */
 	bool seen;                              /* in this sample's scan */
 };

@@ -6,6 +6,7 @@
 
 #include "collectors/lustre/lustre_osc.h"
 #include "common/error.h"
+#include "common/text.h"
 
 const struct bcn_lustre_field bcn_lustre_osc_fields[] = {
 	{ "ost_read", BCN_LUSTRE_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
@@ -17,18 +18,6 @@ const struct bcn_lustre_field bcn_lustre_osc_fields[] = {
 };
 const size_t bcn_lustre_osc_nfields = sizeof(bcn_lustre_osc_fields) /
 			       sizeof(bcn_lustre_osc_fields[0]);
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static const char *skip_blank(const char *p, const char *end)
-{
-	while (p < end && is_blank(*p))
-		p++;
-	return p;
-}
 
 static bool starts(const char *p, const char *end, const char *w)
 {
@@ -42,32 +31,33 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-int bcn_lustre_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight)
+int bcn_lustre_osc_import_inflight(const char *buf, size_t len,
+				   uint64_t *inflight)
 {
 	const char *p = buf, *end = buf + len;
 	ptrdiff_t rpcs_indent = -1;     /* of the "rpcs:" line, -1: outside */
+	struct bcn_text_line l;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *q = skip_blank(p, le);
-		ptrdiff_t indent = q - p;
+	while (bcn_text_next_line(&p, end, &l)) {
+		const char *le = l.end;
+		const char *q = bcn_text_skip_space(l.p, le);
+		ptrdiff_t indent = q - l.p;
 
 		if (q == le) {
 			/* blank line: no change */
 		} else if (rpcs_indent >= 0 && indent > rpcs_indent) {
 			if (starts(q, le, "inflight:")) {
-				q = skip_blank(q + 9, le);
-				if (bcn_lustre_u64(&q, le, inflight))
+				q = bcn_text_skip_space(q + 9, le);
+				if (bcn_text_u64(&q, le, inflight))
 					return -BCN_ESYNTAX;
-				return skip_blank(q, le) == le ? 0 :
+				return bcn_text_skip_space(q, le) == le ? 0 :
 				       -BCN_ESYNTAX;
 			}
 		} else {
 			rpcs_indent = starts(q, le, "rpcs:") &&
-				      skip_blank(q + 5, le) == le ? indent : -1;
+				      bcn_text_skip_space(q + 5, le) == le ?
+				      indent : -1;
 		}
-		p = nl ? nl + 1 : end;
 	}
 	return -ENOENT;
 }
@@ -93,7 +83,7 @@ int bcn_lustre_osc_target_name(const char *dir, char *out, size_t len)
 }
 
 void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
-		      const struct bcn_lustre_rpc *rpc, uint64_t *v)
+			     const struct bcn_lustre_rpc *rpc, uint64_t *v)
 {
 	uint64_t *h = v + BCN_LUSTRE_OSC_SLOTS;
 	unsigned i;
@@ -113,8 +103,8 @@ void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
 }
 
 void bcn_lustre_osc_record(struct bcn_record *r, const char *target, int64_t t,
-		    int64_t dur, const uint64_t *d,
-		    const struct bcn_lustre_rpc *rpc, uint64_t in_flight)
+			   int64_t dur, const uint64_t *d,
+			   const struct bcn_lustre_rpc *rpc, uint64_t in_flight)
 {
 	struct bcn_rec_fwd_rpc *f = &r->u.fwd_rpc;
 	const uint32_t flight = BCN_RPC_HAVE_READ_IN_FLIGHT |

@@ -20,7 +20,8 @@
 
 /* Finds "inflight: N" in the "rpcs:" block of an osc import file.
  * Returns 0, -ENOENT when absent, or -BCN_ESYNTAX/-BCN_ERANGE. */
-int bcn_lustre_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight);
+int bcn_lustre_osc_import_inflight(const char *buf, size_t len,
+				   uint64_t *inflight);
 
 /* The OST an osc device talks to, from its directory name
  * "<fs>-OSTxxxx-osc-<instance>": writes "<fs>-OSTxxxx" to out. Returns 0,
@@ -46,10 +47,10 @@ extern const size_t bcn_lustre_osc_nfields;
  * (pages per RPC read, write; RPCs in flight read, write). */
 #define BCN_LUSTRE_OSC_NCOUNTERS (BCN_LUSTRE_OSC_SLOTS + 4 * BCN_HIST_BUCKETS)
 
-/* Fills v[BCN_LUSTRE_OSC_NCOUNTERS] with the running totals of one sample; stats
- * or rpc may be NULL when that file could not be had (its part is 0). */
+/* Fills v[BCN_LUSTRE_OSC_NCOUNTERS] with the running totals of one
+ * sample; stats or rpc may be NULL when that file could not be had (its part is 0). */
 void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
-		      const struct bcn_lustre_rpc *rpc, uint64_t *v);
+			     const struct bcn_lustre_rpc *rpc, uint64_t *v);
 
 /* Makes r the fwd_rpc record of target (which r points to) over [t,
  * t + dur) from the deltas d[BCN_LUSTRE_OSC_NCOUNTERS] and the gauges of rpc
@@ -57,7 +58,7 @@ void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
  * in_flight (import's count) when rpc lacks them and in_flight is not
  * UINT64_MAX; pending pages are pending write + read pages. */
 void bcn_lustre_osc_record(struct bcn_record *r, const char *target, int64_t t,
-		    int64_t dur, const uint64_t *d,
-		    const struct bcn_lustre_rpc *rpc, uint64_t in_flight);
+			   int64_t dur, const uint64_t *d,
+			   const struct bcn_lustre_rpc *rpc, uint64_t in_flight);
 
 #endif

@@ -43,8 +43,8 @@ static struct bcn_lustre_map osc_map, ost_map;
 static int setup(void **state)
 {
 	(void)state;
-	if (bcn_lustre_map_init(&osc_map, bcn_lustre_osc_fields, bcn_lustre_osc_nfields,
-				BCN_LUSTRE_OSC_SLOTS))
+	if (bcn_lustre_map_init(&osc_map, bcn_lustre_osc_fields,
+				bcn_lustre_osc_nfields, BCN_LUSTRE_OSC_SLOTS))
 		return -1;
 	return bcn_lustre_map_init(&ost_map, bcn_lustre_ost_fields,
 				   bcn_lustre_ost_nfields,
