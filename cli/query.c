@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "store/store.h"
@@ -92,19 +93,6 @@ static void usage(FILE *out)
 	bcn_config_help(bcn_store_options, out);
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -BCN_ESYNTAX;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (*end)
-		return -BCN_ESYNTAX;
-	return errno ? -BCN_ERANGE : 0;
-}
-
 static int parse_time(const char *opt, const char *s, int64_t *ns, char *err)
 {
 	int rc = bcn_timefmt_parse(s, strlen(s), ns);
@@ -141,7 +129,8 @@ static int take_opt(struct query_args *a, int opt, const char *val, char *err)
 		break;
 	case OPT_JOB:
 	case OPT_LIMIT:
-		rc = parse_u64(val, opt == OPT_JOB ? &a->q.job : &a->q.limit);
+		rc = bcn_text_u64_all(val, strlen(val), opt == OPT_JOB ?
+				      &a->q.job : &a->q.limit);
 		if (rc)
 			snprintf(err, QUERY_ERR_MAX, "--%s '%s': not a number",
 				 opt == OPT_JOB ? "job" : "limit", val);

@@ -15,6 +15,7 @@
 #include "proto/auth.h"
 #include "proto/sha256.h"
 #include "common/error.h"
+#include "common/text.h"
 
 #define CLIENT_LABEL "BCN1-C"
 #define SERVER_LABEL "BCN1-S"
@@ -24,17 +25,6 @@
 /* a parse error message */
 #define ERR_MAX 256
 
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 		       char *err, size_t errlen)
@@ -50,7 +40,7 @@ int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
 			continue;
-		v = hexval(c);
+		v = bcn_text_hexval(c);
 		if (v < 0) {
 			bcn_seterr(err, errlen, "byte %zu: not a hexadecimal digit "
 			       "(a key file holds only hex digits and blanks)", i);
@@ -191,15 +181,11 @@ int bcn_auth_key_generate(struct bcn_auth_key *key, size_t len)
 
 int bcn_auth_key_format(const struct bcn_auth_key *key, struct bcn_buf *out)
 {
-	static const char hex[] = "0123456789abcdef";
 	char text[2 * BCN_AUTH_KEY_MAX + 1];
 	size_t n = key->len > BCN_AUTH_KEY_MAX ? BCN_AUTH_KEY_MAX : key->len;
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		text[2 * i] = hex[key->bytes[i] >> 4];
-		text[2 * i + 1] = hex[key->bytes[i] & 15];
-	}
+	bcn_text_hex(text, key->bytes, n);
 	text[2 * n] = '\n';
 	rc = bcn_buf_add(out, text, 2 * n + 1);
 	explicit_bzero(text, sizeof(text));

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collectors/lustre/lustre_hist.h"
 #include "sim/lustre_out.h"
 
 #define NS_PER_SEC INT64_C(1000000000)
@@ -259,14 +260,6 @@ static int put_stats(struct bcn_buf *b, int64_t now_ns, int64_t start_ns,
 	return rc;
 }
 
-/* obd_histogram bucket of a size: lprocfs_oh_tally_log2. */
-static unsigned hist_bucket(uint64_t v)
-{
-	unsigned b = v <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(v - 1);
-
-	return b < HIST_BUCKETS ? b : HIST_BUCKETS - 1;
-}
-
 /* ", hist: { 4K: 35, 1M: 2 }" of the modelled sizes. */
 static int put_hist(struct bcn_buf *b, const struct ctr *c)
 {
@@ -277,12 +270,12 @@ static int put_hist(struct bcn_buf *b, const struct ctr *c)
 	int rc;
 
 	if (c->n == 1) {
-		h[hist_bucket(c->sum)] = 1;
+		h[bcn_lustre_tally_log2(c->sum, HIST_BUCKETS)] = 1;
 	} else if (c->n >= 2) {
-		h[hist_bucket(c->min)]++;
-		h[hist_bucket(c->max)]++;
-		h[hist_bucket(c->q)] += c->n - 2 - c->rem;
-		h[hist_bucket(c->q + 1)] += c->rem;
+		h[bcn_lustre_tally_log2(c->min, HIST_BUCKETS)]++;
+		h[bcn_lustre_tally_log2(c->max, HIST_BUCKETS)]++;
+		h[bcn_lustre_tally_log2(c->q, HIST_BUCKETS)] += c->n - 2 - c->rem;
+		h[bcn_lustre_tally_log2(c->q + 1, HIST_BUCKETS)] += c->rem;
 	}
 	rc = bcn_buf_adds(b, ", hist: { ");
 	for (j = 0; rc == 0 && j < HIST_BUCKETS; j++) {
@@ -513,14 +506,14 @@ int bcn_sim_fmt_osc_rpc_stats(struct bcn_buf *out, int64_t now_ns,
 				    c->in_flight[0], c->in_flight[1],
 				    c->pending_pages[1], c->pending_pages[0]);
 	if (rc == 0)
-		rc = put_rpc_section(out, "pages per rpc", c->pages[0],
-				     c->pages[1], 0, LABEL_POW2);
+		rc = put_rpc_section(out, bcn_lustre_rpc_name(BCN_RPC_PAGES),
+				     c->pages[0], c->pages[1], 0, LABEL_POW2);
 	if (rc == 0)
-		rc = put_rpc_section(out, "rpcs in flight", c->flight[0],
-				     c->flight[1], 1, LABEL_N);
+		rc = put_rpc_section(out, bcn_lustre_rpc_name(BCN_RPC_IN_FLIGHT),
+				     c->flight[0], c->flight[1], 1, LABEL_N);
 	if (rc == 0)
-		rc = put_rpc_section(out, "offset", c->offset[0],
-				     c->offset[1], 0, LABEL_OFFSET);
+		rc = put_rpc_section(out, bcn_lustre_rpc_name(BCN_RPC_OFFSET),
+				     c->offset[0], c->offset[1], 0, LABEL_OFFSET);
 	return rc;
 }
 

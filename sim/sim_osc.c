@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors/lustre/lustre_hist.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "sim/sim_int.h"
@@ -298,15 +299,8 @@ uint64_t bcn_sim_osc_serve(struct bcn_sim *s, const struct bcn_sim_job *j,
 
 /* ---- RPCs ------------------------------------------------------------- */
 
-/* lprocfs_oh_tally_log2's bucket of v (fls(v - 1)), and that of a page
- * offset (of offset + 1: fls(offset)). */
-static unsigned log2_bucket(uint64_t v)
-{
-	unsigned b = v <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(v - 1);
-
-	return b < BCN_SIM_OSC_HIST ? b : BCN_SIM_OSC_HIST - 1;
-}
-
+/* The rpc_stats bucket of a page offset (of offset + 1: fls(offset));
+ * other values go to bcn_lustre_tally_log2's. */
 static unsigned offset_bucket(uint64_t pages)
 {
 	unsigned b = pages ? 64u - (unsigned)__builtin_clzll(pages) : 0;
@@ -355,10 +349,12 @@ static void count_rpcs(struct bcn_sim_osc *d, int dir, uint64_t n,
 		       uint64_t size, uint64_t level)
 {
 	struct bcn_sim_osc_ctr *c = &d->c;
+	uint64_t pages;
 
 	if (!n)
 		return;
-	c->pages[dir][log2_bucket((size + PAGE_BYTES - 1) / PAGE_BYTES)] += n;
+	pages = (size + PAGE_BYTES - 1) / PAGE_BYTES;
+	c->pages[dir][bcn_lustre_tally_log2(pages, BCN_SIM_OSC_HIST)] += n;
 	c->flight[dir][level] += n;
 	count_offsets(d, dir, n, size);
 	c->active_n += n;

@@ -5,6 +5,7 @@
 
 #include "collectors/client/lwfs.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "proto/record.h"
 #include "common/timefmt.h"
 
@@ -42,22 +43,6 @@ static int fail(struct cur *c, enum bcn_lwfs_error e)
 	}
 }
 
-static bool is_digit(char ch)
-{
-	return (unsigned char)(ch - '0') < 10;
-}
-
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* Consumes ch if it is next. */
 static bool eat(struct cur *c, char ch)
 {
@@ -76,7 +61,7 @@ static bool fixed(struct cur *c, int n, int64_t *v)
 	if (c->end - c->p < n)
 		return false;
 	for (int i = 0; i < n; i++) {
-		if (!is_digit(c->p[i]))
+		if (!bcn_text_is_digit(c->p[i]))
 			return false;
 		x = x * 10 + (c->p[i] - '0');
 	}
@@ -93,7 +78,7 @@ static int fraction(struct cur *c, int64_t *ns)
 	*ns = 0;
 	if (!eat(c, '.'))
 		return 0;
-	while (c->p < c->end && is_digit(*c->p)) {
+	while (c->p < c->end && bcn_text_is_digit(*c->p)) {
 		if (++n > 9)
 			return fail(c, BCN_LWFS_E_FRACTION);
 		*ns = *ns * 10 + (*c->p++ - '0');
@@ -141,7 +126,7 @@ static int pid(struct cur *c, uint32_t *out)
 	uint64_t v = 0;
 	int n = 0;
 
-	while (c->p < c->end && is_digit(*c->p)) {
+	while (c->p < c->end && bcn_text_is_digit(*c->p)) {
 		if (++n > 10)
 			return fail(c, BCN_LWFS_E_PID_RANGE);
 		v = v * 10 + (uint64_t)(*c->p++ - '0');
@@ -163,7 +148,7 @@ static int opname(struct cur *c, struct bcn_lwfs_line *out)
 	if (q == c->end || (unsigned char)(*q - 'A') >= 26)
 		return fail(c, BCN_LWFS_E_NAME);
 	while (q < c->end && ((unsigned char)(*q - 'A') < 26 ||
-			      is_digit(*q) || *q == '_'))
+			      bcn_text_is_digit(*q) || *q == '_'))
 		q++;
 	n = (size_t)(q - c->p);
 	if (n > BCN_LWFS_NAME_MAX)
@@ -211,8 +196,8 @@ static int path(struct cur *c, const char **raw, size_t *rlen, size_t *dlen)
 				return fail(c, BCN_LWFS_E_QUOTE);
 			if (q[1] == 'x') {
 				if (c->end - q < 4 ||
-				    (hi = hex_value(q[2])) < 0 ||
-				    (lo = hex_value(q[3])) < 0)
+				    (hi = bcn_text_hexval(q[2])) < 0 ||
+				    (lo = bcn_text_hexval(q[3])) < 0)
 					return fail(c, BCN_LWFS_E_ESCAPE);
 				if (hi == 0 && lo == 0)
 					return fail(c, BCN_LWFS_E_PATH_NUL);
@@ -247,7 +232,7 @@ static int hex(struct cur *c, uint64_t *v, enum bcn_lwfs_error bad)
 	if (c->end - c->p < 2 || c->p[0] != '0' || c->p[1] != 'x')
 		return fail(c, bad);
 	c->p += 2;
-	while (c->p < c->end && (d = hex_value(*c->p)) >= 0) {
+	while (c->p < c->end && (d = bcn_text_hexval(*c->p)) >= 0) {
 		if (++n > 16)
 			return fail(c, BCN_LWFS_E_HANDLE_RANGE);
 		*v = *v << 4 | (uint64_t)d;
@@ -275,7 +260,7 @@ static int value(struct cur *c, struct value *v)
 	if (c->end - c->p > 2 && c->p[0] == '0' && c->p[1] == 'x') {
 		v->is_hex = true;
 		c->p += 2;
-		while (c->p < c->end && (d = hex_value(*c->p)) >= 0) {
+		while (c->p < c->end && (d = bcn_text_hexval(*c->p)) >= 0) {
 			if (++n > 16)
 				return fail(c, BCN_LWFS_E_VALUE_RANGE);
 			v->mag = v->mag << 4 | (uint64_t)d;
@@ -284,7 +269,7 @@ static int value(struct cur *c, struct value *v)
 		return n ? 0 : fail(c, BCN_LWFS_E_VALUE);
 	}
 	v->neg = eat(c, '-');
-	while (c->p < c->end && is_digit(*c->p)) {
+	while (c->p < c->end && bcn_text_is_digit(*c->p)) {
 		d = *c->p++ - '0';
 		if (v->mag > (UINT64_MAX - (uint64_t)d) / 10)
 			return fail(c, BCN_LWFS_E_VALUE_RANGE);
@@ -342,7 +327,7 @@ static int keyval(struct cur *c, const char **keys, size_t *klens,
 	int rc;
 
 	while (c->p < c->end && ((unsigned char)(*c->p - 'a') < 26 ||
-				 is_digit(*c->p) || *c->p == '_'))
+				 bcn_text_is_digit(*c->p) || *c->p == '_'))
 		c->p++;
 	n = (size_t)(c->p - key);
 	if (n > BCN_LWFS_KEY_MAX)
@@ -441,7 +426,7 @@ static int tail(struct cur *c, struct bcn_lwfs_line *out)
 		return fail(c, BCN_LWFS_E_TRAILING);
 	c->p += 3;
 	neg = eat(c, '-');
-	while (c->p < c->end && is_digit(*c->p)) {
+	while (c->p < c->end && bcn_text_is_digit(*c->p)) {
 		if (++n > 19)
 			return fail(c, BCN_LWFS_E_RESULT_RANGE);
 		mag = mag * 10 + (uint64_t)(*c->p++ - '0');
@@ -587,8 +572,8 @@ int bcn_lwfs_unescape(const char *raw, size_t n, char *out, size_t outlen)
 			} else if (ch == 't') {
 				ch = '\t';
 			} else if (ch == 'x') {
-				if (n - i < 2 || (hi = hex_value(raw[i])) < 0 ||
-				    (lo = hex_value(raw[i + 1])) < 0)
+				if (n - i < 2 || (hi = bcn_text_hexval(raw[i])) < 0 ||
+				    (lo = bcn_text_hexval(raw[i + 1])) < 0)
 					return -BCN_ESYNTAX;
 				ch = (char)(hi << 4 | lo);
 				i += 2;

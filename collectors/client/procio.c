@@ -5,6 +5,7 @@
 
 #include "collectors/client/procio.h"
 #include "common/error.h"
+#include "common/text.h"
 
 static int fail(const char **why, int rc, const char *msg)
 {
@@ -13,33 +14,12 @@ static int fail(const char **why, int rc, const char *msg)
 	return rc;
 }
 
-/* An unsigned decimal of p[0..n), all digits. Returns 0, -BCN_ESYNTAX or
- * -BCN_ERANGE. */
-static int u64(const char *p, size_t n, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned d;
-
-	if (n == 0)
-		return -BCN_ESYNTAX;
-	for (size_t i = 0; i < n; i++) {
-		d = (unsigned char)(p[i] - '0');
-		if (d >= 10)
-			return -BCN_ESYNTAX;
-		if (x > (UINT64_MAX - d) / 10)
-			return -BCN_ERANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 0;
-}
-
 /* A decimal with an optional '-', in int64. */
 static int i64(const char *p, size_t n, int64_t *v)
 {
 	bool neg = n > 0 && p[0] == '-';
 	uint64_t m;
-	int rc = u64(p + neg, n - neg, &m);
+	int rc = bcn_text_u64_all(p + neg, n - neg, &m);
 
 	if (rc)
 		return rc;
@@ -78,8 +58,9 @@ int bcn_procio_parse_io(const char *p, size_t len, struct bcn_procio *out,
 				break;
 		if (i < BCN_PROCIO_NCOUNTERS && (have & 1u << i))
 			return fail(why, -BCN_ESYNTAX, "repeated counter");
-		rc = u64(v, (size_t)(nl - v), i < BCN_PROCIO_NCOUNTERS ?
-			 &vals[i] : &(uint64_t){ 0 });
+		rc = bcn_text_u64_all(v, (size_t)(nl - v),
+				      i < BCN_PROCIO_NCOUNTERS ? &vals[i] :
+				      &(uint64_t){ 0 });
 		if (rc)
 			return fail(why, rc, rc == -BCN_ERANGE ?
 				    "counter above 2^64 - 1" : "bad counter");
@@ -125,13 +106,13 @@ static int stat_field(struct bcn_procstat *s, unsigned k, const char *p,
 	if (k <= 8)
 		return i64(p, n, ints[k - 4]);
 	if (k <= 15)
-		return u64(p, n, uns[k - 9]);
+		return bcn_text_u64_all(p, n, uns[k - 9]);
 	if (k <= 21)
 		return i64(p, n, ints2[k - 16]);
 	if (k == 22)
-		return u64(p, n, &s->starttime);
+		return bcn_text_u64_all(p, n, &s->starttime);
 	if (k == 23)
-		return u64(p, n, &s->vsize);
+		return bcn_text_u64_all(p, n, &s->vsize);
 	return i64(p, n, &s->rss);
 }
 
@@ -185,7 +166,7 @@ int bcn_procio_parse_btime(const char *p, size_t len, int64_t *btime)
 		if (!nl)
 			nl = end;
 		if (nl - line > 6 && memcmp(line, "btime ", 6) == 0 &&
-		    u64(line + 6, (size_t)(nl - line - 6), &v) == 0 &&
+		    bcn_text_u64_all(line + 6, (size_t)(nl - line - 6), &v) == 0 &&
 		    v <= (uint64_t)INT32_MAX * 4) {
 			*btime = (int64_t)v;
 			return 0;

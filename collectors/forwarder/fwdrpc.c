@@ -31,9 +31,9 @@ int bcn_fwdrpc_init(struct bcn_fwdrpc *o, size_t max_targets)
 	if (max_targets == 0 || max_targets > BCN_FWDRPC_TARGETS_MAX)
 		return -EINVAL;
 	o->max = max_targets;
-	bcn_buf_init(&o->fbuf, BCN_OSC_FILE_MAX);
-	rc = bcn_lustre_map_init(&o->map, bcn_osc_fields, bcn_osc_nfields,
-				 BCN_OSC_SLOTS);
+	bcn_buf_init(&o->fbuf, BCN_LUSTRE_OSC_FILE_MAX);
+	rc = bcn_lustre_map_init(&o->map, bcn_lustre_osc_fields,
+				 bcn_lustre_osc_nfields, BCN_LUSTRE_OSC_SLOTS);
 	if (!rc)
 		rc = bcn_counter_table_new("osc", max_targets,
 					   BCN_FWDRPC_FORGET_SWEEPS, &o->ctr);
@@ -80,7 +80,7 @@ static int see(struct bcn_fwdrpc *o, const char *dir)
 	bool found;
 	size_t i, n = strlen(dir);
 
-	if (n >= sizeof(t->dir) || bcn_osc_target_name(dir, target,
+	if (n >= sizeof(t->dir) || bcn_lustre_osc_target_name(dir, target,
 							sizeof(target)))
 		return 0;       /* not an OST's osc device */
 	i = find(o, dir, &found);
@@ -273,7 +273,7 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 					BCN_RPC_HAVE_WRITE_IN_FLIGHT)))
 		return 0;
 	if (read_file(o, c, t, BCN_OSC_IMPORT, rel, sizeof(rel)) == 0) {
-		rc = bcn_osc_import_inflight((const char *)o->fbuf.data,
+		rc = bcn_lustre_osc_import_inflight((const char *)o->fbuf.data,
 					     o->fbuf.len, in_flight);
 		if (rc) {
 			*in_flight = UINT64_MAX;
@@ -288,7 +288,7 @@ static int read_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 static void sample_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 			  struct bcn_fwdrpc_target *t, int64_t now)
 {
-	uint64_t cur[BCN_OSC_NCOUNTERS], delta[BCN_OSC_NCOUNTERS];
+	uint64_t cur[BCN_LUSTRE_OSC_NCOUNTERS], delta[BCN_LUSTRE_OSC_NCOUNTERS];
 	struct bcn_lustre_stats stats;
 	struct bcn_lustre_rpc rpc;
 	struct bcn_record r;
@@ -303,16 +303,16 @@ static void sample_target(struct bcn_fwdrpc *o, struct bcn_collector *c,
 		o->skipped_targets++;
 		return;
 	}
-	bcn_osc_counters(have_stats ? &stats : NULL, have_rpc ? &rpc : NULL,
+	bcn_lustre_osc_counters(have_stats ? &stats : NULL, have_rpc ? &rpc : NULL,
 			 cur);
-	rc = bcn_counter_update(o->ctr, t->dir, cur, NULL, BCN_OSC_NCOUNTERS,
+	rc = bcn_counter_update(o->ctr, t->dir, cur, NULL, BCN_LUSTRE_OSC_NCOUNTERS,
 				now, delta, NULL, &prev);
 	if (rc < 0 || (rc & BCN_COUNTER_F_FIRST))
 		return;
-	bcn_osc_record(&r, t->target, prev, now - prev, delta,
+	bcn_lustre_osc_record(&r, t->target, prev, now - prev, delta,
 		       have_rpc ? &rpc : NULL, in_flight);
 	if (!o->idle && !r.u.fwd_rpc.in_flight && !r.u.fwd_rpc.pending_pages &&
-	    bcn_counter_all_zero(delta, BCN_OSC_NCOUNTERS)) {
+	    bcn_counter_all_zero(delta, BCN_LUSTRE_OSC_NCOUNTERS)) {
 		o->idle_records++;
 		return;
 	}

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/forwarder/oscstat.h"
+#include "collectors/lustre/lustre_osc.h"
 #include "collectors/lustre/lustre_stats.h"
 #include "common/buf.h"
 #include "collectors/runtime/collector.h"

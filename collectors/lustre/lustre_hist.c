@@ -6,6 +6,7 @@
 #include "collectors/lustre/lustre_hist.h"
 #include "collectors/lustre/lustre_stats.h"
 #include "common/error.h"
+#include "common/text.h"
 
 static const char *const brw_names[BCN_BRW_SECTIONS] = {
 	[BCN_BRW_PAGES] = "pages per bulk r/w",
@@ -69,23 +70,6 @@ const char *bcn_lustre_rpc_name(unsigned sec)
 	return sec < BCN_RPC_SECTIONS ? rpc_names[sec] : "?";
 }
 
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline bool is_digit(char c)
-{
-	return (unsigned char)(c - '0') < 10;
-}
-
-static const char *skip_space(const char *p, const char *end)
-{
-	while (p < end && is_space(*p))
-		p++;
-	return p;
-}
-
 /* "N[K|M|G]:" Returns 0 and advances *pp past the colon, or -1. */
 static int row_label(const char **pp, const char *end, uint64_t *label)
 {
@@ -93,7 +77,7 @@ static int row_label(const char **pp, const char *end, uint64_t *label)
 	uint64_t v;
 	unsigned shift = 0;
 
-	if (bcn_lustre_u64(&p, end, &v))
+	if (bcn_text_u64(&p, end, &v))
 		return -1;
 	if (p < end && (*p == 'K' || *p == 'M' || *p == 'G')) {
 		shift = *p == 'K' ? 10 : *p == 'M' ? 20 : 30;
@@ -111,18 +95,18 @@ static int row_label(const char **pp, const char *end, uint64_t *label)
 /* Numbers up to '|' or the end: the first is the count. */
 static int row_column(const char **pp, const char *end, uint64_t *count)
 {
-	const char *p = skip_space(*pp, end);
+	const char *p = bcn_text_skip_space(*pp, end);
 	unsigned n = 0;
 	uint64_t v;
 
 	while (p < end && *p != '|') {
-		if (n && !is_space(p[-1]))
+		if (n && !bcn_text_is_space(p[-1]))
 			return -1;
-		if (bcn_lustre_u64(&p, end, &v))
+		if (bcn_text_u64(&p, end, &v))
 			return -1;
 		if (n++ == 0)
 			*count = v;
-		p = skip_space(p, end);
+		p = bcn_text_skip_space(p, end);
 	}
 	*pp = p;
 	return n ? 0 : -1;
@@ -181,7 +165,7 @@ static bool ht_title(struct ht_ctx *x, const char *p, const char *end)
 		size_t n = strlen(x->names[i]);
 
 		if (len > n && memcmp(p, x->names[i], n) == 0 &&
-		    is_space(p[n])) {
+		    bcn_text_is_space(p[n])) {
 			x->cur = (int)i;
 			x->c->present |= 1u << i;
 			return true;
@@ -200,14 +184,14 @@ static bool ht_columns(const char *p, const char *end)
 	while (p < end) {
 		const char *w = p;
 
-		while (p < end && !is_space(*p))
+		while (p < end && !bcn_text_is_space(*p))
 			p++;
 		if (!((p - w == 4 && memcmp(w, "read", 4) == 0) ||
 		      (p - w == 5 && memcmp(w, "write", 5) == 0) ||
 		      (p - w == 6 && memcmp(w, "modify", 6) == 0) ||
 		      (p - w == 1 && *w == '|')))
 			return false;
-		p = skip_space(p, end);
+		p = bcn_text_skip_space(p, end);
 	}
 	return true;
 }
@@ -223,8 +207,8 @@ static bool ht_rpc_key(struct ht_ctx *x, const char *p, const char *end)
 	if (!x->rpc || !colon)
 		return false;
 	klen = (size_t)(colon - p);
-	v = skip_space(colon + 1, end);
-	if (bcn_lustre_u64(&v, end, &val) || skip_space(v, end) != end)
+	v = bcn_text_skip_space(colon + 1, end);
+	if (bcn_text_u64(&v, end, &val) || bcn_text_skip_space(v, end) != end)
 		return false;
 	for (i = 0; i < sizeof(rpc_keys) / sizeof(rpc_keys[0]); i++) {
 		if (strlen(rpc_keys[i].key) == klen &&
@@ -243,14 +227,14 @@ static bool ht_rpc_key(struct ht_ctx *x, const char *p, const char *end)
 static int ht_line(void *arg, const char *line, size_t len)
 {
 	struct ht_ctx *x = arg;
-	const char *end = line + len, *p = skip_space(line, end);
+	const char *end = line + len, *p = bcn_text_skip_space(line, end);
 	int rc;
 
-	while (end > p && is_space(end[-1]))
+	while (end > p && bcn_text_is_space(end[-1]))
 		end--;
 	if (p == end)
 		return 0;
-	if (is_digit(*p)) {
+	if (bcn_text_is_digit(*p)) {
 		ht_row(x, p, end);
 		return 0;
 	}
@@ -315,6 +299,13 @@ int bcn_lustre_rpc_parse(const char *buf, size_t len,
 	out->modify_in_flight = 0;
 	out->have = 0;
 	return ht_parse(&x, buf, len);
+}
+
+unsigned bcn_lustre_tally_log2(uint64_t value, unsigned nbuckets)
+{
+	unsigned b = value <= 1 ? 0 : 64u - (unsigned)__builtin_clzll(value - 1);
+
+	return b < nbuckets ? b : nbuckets - 1;
 }
 
 unsigned bcn_lustre_log2_bucket(uint64_t value)

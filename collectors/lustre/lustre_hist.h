@@ -109,6 +109,13 @@ int bcn_lustre_rpc_parse(const char *buf, size_t len,
  * at most BCN_HIST_BUCKETS - 1. */
 unsigned bcn_lustre_log2_bucket(uint64_t value);
 
+/* The bucket a Lustre obd_histogram of nbuckets (>= 1) counts value in,
+ * as the kernel's lprocfs_oh_tally_log2 does: 0 for 0 and 1, else
+ * fls(value - 1) (the row labelled 2^i counts values in (2^(i-1), 2^i]),
+ * at most nbuckets - 1. What a writer of these tables (beacon-sim) uses
+ * to fill them. */
+unsigned bcn_lustre_tally_log2(uint64_t value, unsigned nbuckets);
+
 /* Adds column col (0 read, 1 write) of h to out, each row to the bucket
  * of its label. A column h does not have adds nothing. */
 void bcn_lustre_hist_log2(const struct bcn_lustre_hist *h, unsigned col,

@@ -8,42 +8,13 @@
 
 #include "collectors/lustre/lustre_jobstats.h"
 #include "common/error.h"
+#include "common/text.h"
 
 enum js_state {
 	JS_NONE = 0,    /* before the first block */
 	JS_JOB,         /* in a block that will be handed over */
 	JS_SKIP,        /* in a block being skipped */
 };
-
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static const char *skip_space(const char *p, const char *end)
-{
-	while (p < end && is_space(*p))
-		p++;
-	return p;
-}
-
-static const char *trim_end(const char *p, const char *end)
-{
-	while (end > p && is_space(end[-1]))
-		end--;
-	return end;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int bcn_lustre_jobid_unquote(const char *s, size_t len, char *out,
 			     size_t outlen, size_t *n)
@@ -69,8 +40,8 @@ int bcn_lustre_jobid_unquote(const char *s, size_t len, char *out,
 
 			if (end - p < 3 || p[0] != 'x')
 				return -BCN_ESYNTAX;
-			hi = hexval(p[1]);
-			lo = hexval(p[2]);
+			hi = bcn_text_hexval(p[1]);
+			lo = bcn_text_hexval(p[2]);
 			if (hi < 0 || lo < 0 || (hi | lo) == 0)
 				return -BCN_ESYNTAX;
 			c = (char)(hi << 4 | lo);
@@ -94,7 +65,7 @@ int bcn_lustre_jobid_slurm(const char *id, size_t len, uint64_t *job)
 	*job = 0;
 	if (len == 0 || (id[0] == '0' && len > 1))
 		return -BCN_ESYNTAX;
-	if (bcn_lustre_u64(&p, id + len, job) || p != id + len) {
+	if (bcn_text_u64(&p, id + len, job) || p != id + len) {
 		*job = 0;
 		return -BCN_ESYNTAX;
 	}
@@ -123,7 +94,7 @@ static int js_open(struct bcn_lustre_jobstats *js, const char *p,
 
 	if (rc < 0)
 		return rc;
-	p = skip_space(p, end);
+	p = bcn_text_skip_space(p, end);
 	if (p == end) {
 		js->empty_ids++;
 		js->state = JS_SKIP;
@@ -161,19 +132,19 @@ static int js_values(const char *p, const char *end, bool want_sum,
 		const char *k, *colon;
 		size_t klen;
 
-		p = skip_space(p, end);
+		p = bcn_text_skip_space(p, end);
 		k = p;
 		colon = memchr(p, ':', (size_t)(end - p));
 		if (!colon)
 			return -BCN_ESYNTAX;
 		klen = (size_t)(colon - k);
-		p = skip_space(colon + 1, end);
+		p = bcn_text_skip_space(colon + 1, end);
 		if (klen == 7 && memcmp(k, "samples", 7) == 0) {
-			if (bcn_lustre_u64(&p, end, samples))
+			if (bcn_text_u64(&p, end, samples))
 				return -BCN_ESYNTAX;
 			have_samples = true;
 		} else if (klen == 3 && memcmp(k, "sum", 3) == 0) {
-			if (bcn_lustre_u64(&p, end, sum))
+			if (bcn_text_u64(&p, end, sum))
 				return -BCN_ESYNTAX;
 			have_sum = true;
 		} else {
@@ -181,7 +152,7 @@ static int js_values(const char *p, const char *end, bool want_sum,
 			while (p < end && *p != ',' && *p != '}' && *p != '{')
 				p++;
 		}
-		p = skip_space(p, end);
+		p = bcn_text_skip_space(p, end);
 		if (p == end || (*p != ',' && *p != '}'))
 			return -BCN_ESYNTAX;
 		if (*p == '}' && !(have_samples && have_sum))
@@ -207,7 +178,7 @@ static void js_counter(struct bcn_lustre_jobstats *js, const char *p,
 	n = bcn_lustre_map_find(js->map, p, (size_t)(colon - p), idx);
 	for (i = 0; i < n; i++)
 		want_sum |= js->map->fields[idx[i]].value == BCN_LUSTRE_SUM;
-	if (js_values(skip_space(colon + 1, end), end, want_sum, &samples,
+	if (js_values(bcn_text_skip_space(colon + 1, end), end, want_sum, &samples,
 		      &sum)) {
 		js->malformed++;
 		return;
@@ -255,14 +226,14 @@ static int js_time(struct bcn_lustre_jobstats *js, const char *p,
 static int js_line(void *arg, const char *line, size_t len)
 {
 	struct bcn_lustre_jobstats *js = arg;
-	const char *end = trim_end(line, line + len);
-	const char *p = skip_space(line, end);
+	const char *end = bcn_text_trim_space(line, line + len);
+	const char *p = bcn_text_skip_space(line, end);
 	const char *colon;
 
 	if (p == end)
 		return 0;
 	if (*p == '-') {
-		p = skip_space(p + 1, end);
+		p = bcn_text_skip_space(p + 1, end);
 		if ((size_t)(end - p) >= 7 && memcmp(p, "job_id:", 7) == 0)
 			return js_open(js, p + 7, end);
 		js->malformed++;

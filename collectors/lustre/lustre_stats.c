@@ -6,6 +6,7 @@
 
 #include "collectors/lustre/lustre_stats.h"
 #include "common/error.h"
+#include "common/text.h"
 
 #define NS_PER_SEC 1000000000LL
 #define SECS_MAX (INT64_MAX / NS_PER_SEC)       /* 9223372036 */
@@ -87,47 +88,6 @@ int bcn_lustre_lines_end(struct bcn_lustre_lines *ls, bcn_lustre_line_fn *fn,
 
 /* ---- Scalars --------------------------------------------------------- */
 
-static inline bool is_digit(char c)
-{
-	return (unsigned char)(c - '0') < 10;
-}
-
-static inline bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static const char *skip_space(const char *p, const char *end)
-{
-	while (p < end && is_space(*p))
-		p++;
-	return p;
-}
-
-int bcn_lustre_u64(const char **pp, const char *end, uint64_t *v)
-{
-	const char *p = *pp;
-	const char *fast = end - p > 19 ? p + 19 : end;
-	uint64_t x = 0;
-
-	if (p >= end || !is_digit(*p))
-		return -BCN_ESYNTAX;
-	/* 19 digits cannot overflow */
-	for (; p < fast && is_digit(*p); p++)
-		x = x * 10 + (uint64_t)(*p - '0');
-	for (; p < end && is_digit(*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-
-		if (x > UINT64_MAX / 10 ||
-		    (x == UINT64_MAX / 10 && d > UINT64_MAX % 10))
-			return -BCN_ERANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	*pp = p;
-	return 0;
-}
-
 static bool word_at(const char *p, const char *end, const char *w, size_t n)
 {
 	return (size_t)(end - p) >= n && memcmp(p, w, n) == 0;
@@ -157,7 +117,7 @@ static int time_unit(const char *p, const char *end)
 			return -1;
 		p++;
 	}
-	return skip_space(p, end) == end ? digits : -1;
+	return bcn_text_skip_space(p, end) == end ? digits : -1;
 }
 
 int bcn_lustre_parse_time(const char *s, size_t len, int64_t *ns)
@@ -167,16 +127,16 @@ int bcn_lustre_parse_time(const char *s, size_t len, int64_t *ns)
 	size_t width = 0, ndig = 0;
 	int unit, rc;
 
-	p = skip_space(p, end);
-	rc = bcn_lustre_u64(&p, end, &secs);
+	p = bcn_text_skip_space(p, end);
+	rc = bcn_text_u64(&p, end, &secs);
 	if (rc)
 		return rc;
 	if (secs > (uint64_t)SECS_MAX)
 		return -BCN_ERANGE;
 	if (p < end && *p == '.') {
 		fs = ++p;
-		p = skip_space(p, end);
-		while (p < end && is_digit(*p) && ndig < FRAC_DIGITS_MAX + 1) {
+		p = bcn_text_skip_space(p, end);
+		while (p < end && bcn_text_is_digit(*p) && ndig < FRAC_DIGITS_MAX + 1) {
 			frac = frac * 10 + (uint64_t)(*p - '0');
 			ndig++;
 			p++;
@@ -185,9 +145,9 @@ int bcn_lustre_parse_time(const char *s, size_t len, int64_t *ns)
 		if (ndig == 0 || ndig > FRAC_DIGITS_MAX)
 			return -BCN_ESYNTAX;
 	}
-	if (p < end && !is_space(*p))
+	if (p < end && !bcn_text_is_space(*p))
 		return -BCN_ESYNTAX;
-	unit = time_unit(skip_space(p, end), end);
+	unit = time_unit(bcn_text_skip_space(p, end), end);
 	if (unit < 0)
 		return -BCN_ESYNTAX;
 	if (unit == 6) {
@@ -219,23 +179,23 @@ int bcn_lustre_counter_parse(const char *line, size_t len,
 	unsigned n = 0;
 	int rc;
 
-	p = skip_space(p, end);
+	p = bcn_text_skip_space(p, end);
 	c->name = p;
-	while (p < end && !is_space(*p))
+	while (p < end && !bcn_text_is_space(*p))
 		p++;
 	c->name_len = (size_t)(p - c->name);
 	if (c->name_len == 0 || p == end)
 		return -BCN_ESYNTAX;
-	p = skip_space(p, end);
-	rc = bcn_lustre_u64(&p, end, &c->samples);
+	p = bcn_text_skip_space(p, end);
+	rc = bcn_text_u64(&p, end, &c->samples);
 	if (rc)
 		return rc;
-	if (p == end || !is_space(*p))
+	if (p == end || !bcn_text_is_space(*p))
 		return -BCN_ESYNTAX;
-	p = skip_space(p, end);
+	p = bcn_text_skip_space(p, end);
 	if (!word_at(p, end, "samples", 7))
 		return -BCN_ESYNTAX;
-	p = skip_space(p + 7, end);
+	p = bcn_text_skip_space(p + 7, end);
 	if (p == end || *p != '[')
 		return -BCN_ESYNTAX;
 	q = memchr(p, ']', (size_t)(end - p));
@@ -247,12 +207,12 @@ int bcn_lustre_counter_parse(const char *line, size_t len,
 	for (;;) {
 		const char *before = p;
 
-		p = skip_space(p, end);
+		p = bcn_text_skip_space(p, end);
 		if (p == end)
 			break;
 		if (p == before || n == 4)
 			return -BCN_ESYNTAX;
-		rc = bcn_lustre_u64(&p, end, &vals[n]);
+		rc = bcn_text_u64(&p, end, &vals[n]);
 		if (rc)
 			return rc;
 		n++;
@@ -430,7 +390,7 @@ static int time_line(const char *p, const char *end, const char *key,
 	p += n;
 	if (p < end && *p == ':')
 		p++;
-	else if (p == end || !is_space(*p))
+	else if (p == end || !bcn_text_is_space(*p))
 		return 0;
 	return bcn_lustre_parse_time(p, (size_t)(end - p), ns) ?
 		-BCN_ESYNTAX : 1;
@@ -452,7 +412,7 @@ static int stats_line(void *arg, const char *line, size_t len)
 {
 	struct stats_ctx *x = arg;
 	struct bcn_lustre_stats *o = x->out;
-	const char *end = line + len, *p = skip_space(line, end);
+	const char *end = line + len, *p = bcn_text_skip_space(line, end);
 	struct bcn_lustre_counter c;
 	int rc;
 

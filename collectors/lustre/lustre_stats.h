@@ -51,10 +51,7 @@ int bcn_lustre_lines_end(struct bcn_lustre_lines *ls, bcn_lustre_line_fn *fn,
 
 /* ---- Scalars --------------------------------------------------------- */
 
-/* Parses a decimal uint64 at [*p, end), no sign. On success advances *p
- * past the digits and returns 0; -BCN_ESYNTAX without a digit,
- * -BCN_ERANGE on overflow (*p unchanged on failure). */
-int bcn_lustre_u64(const char **p, const char *end, uint64_t *v);
+/* (Decimal numbers: bcn_text_u64 of common/text.h.) */
 
 /* Parses a Lustre timestamp (the text after the name): "SECS",
  * "SECS.FRAC", optionally followed by a unit "secs.usecs", "secs.nsecs"

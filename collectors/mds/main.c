@@ -1,5 +1,5 @@
-/* beacon-mdsd: the MDS collector (collectors/lustre/lustre_daemon.c). */
-#include "collectors/lustre/lustre_daemon.h"
+/* beacon-mdsd: the MDS collector (collectors/mds/mdsd.c). */
+#include "collectors/mds/mdsd.h"
 
 int main(int argc, char **argv)
 {

@@ -1,5 +1,5 @@
-/* beacon-ostd: the OSS collector (collectors/lustre/lustre_daemon.c). */
-#include "collectors/lustre/lustre_daemon.h"
+/* beacon-ostd: the OSS collector (collectors/ost/ostd.c). */
+#include "collectors/ost/ostd.h"
 
 int main(int argc, char **argv)
 {

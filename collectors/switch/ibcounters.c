@@ -7,6 +7,7 @@
 #include "collectors/switch/ibcounters.h"
 #include "collectors/runtime/counter.h"
 #include "common/error.h"
+#include "common/text.h"
 
 #define PQ_NAME_MAX 64          /* longest field name looked up */
 #define PQ_ALL_PORTS 255        /* PortSelect of perfquery -a */
@@ -78,37 +79,11 @@ int bcn_ib_sysfs_counter(const char *name, bool ext)
 	return -1;
 }
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* Decimal digits of p[0..len-1] into *v. Returns 0, -BCN_ESYNTAX (empty
- * or not all digits) or -BCN_ERANGE. */
-static int parse_u64(const char *p, size_t len, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (len == 0)
-		return -BCN_ESYNTAX;
-	for (size_t i = 0; i < len; i++) {
-		unsigned d = (unsigned)(p[i] - '0');
-
-		if (d > 9)
-			return -BCN_ESYNTAX;
-		if (x > (UINT64_MAX - d) / 10)
-			return -BCN_ERANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	return 0;
-}
-
 int bcn_ib_sysfs_parse(const char *buf, size_t len, uint64_t *value)
 {
-	while (len > 0 && is_space(buf[len - 1]))
+	while (len > 0 && bcn_text_is_blank(buf[len - 1]))
 		len--;
-	return parse_u64(buf, len, value);
+	return bcn_text_u64_all(buf, len, value);
 }
 
 uint8_t bcn_ib_sysfs_kind(unsigned i)
@@ -156,7 +131,7 @@ static int lead_u64(const char *p, size_t len, uint64_t *v)
 
 	while (n < len && p[n] >= '0' && p[n] <= '9')
 		n++;
-	return parse_u64(p, n, v);
+	return bcn_text_u64_all(p, n, v);
 }
 
 /* A header line "# Port [extended ]counters: Lid L port P ..." (or "...
@@ -204,7 +179,7 @@ static int pq_field(const char *p, size_t len, struct bcn_ib_pq_port *pp)
 	for (vo = nl + 1; vo < len && p[vo] == '.'; vo++)
 		;
 	if (nl == 10 && !memcmp(p, "PortSelect", 10)) {
-		if (parse_u64(p + vo, len - vo, &v))
+		if (bcn_text_u64_all(p + vo, len - vo, &v))
 			return -BCN_ESYNTAX;
 		pp->port = v;
 		return 0;
@@ -212,7 +187,7 @@ static int pq_field(const char *p, size_t len, struct bcn_ib_pq_port *pp)
 	i = nl < PQ_NAME_MAX ? pq_counter(p, nl) : -1;
 	if (i < 0)
 		return 0;               /* a field not recorded */
-	if (pp->present & (1u << i) || parse_u64(p + vo, len - vo, &v))
+	if (pp->present & (1u << i) || bcn_text_u64_all(p + vo, len - vo, &v))
 		return -BCN_ESYNTAX;
 	pp->v[i] = v;
 	pp->present |= 1u << i;
@@ -236,7 +211,7 @@ int bcn_ib_perfquery_parse(const char *buf, size_t len,
 		size_t ll = nlp ? (size_t)(nlp - line) : len - pos;
 
 		pos += ll + (nlp ? 1 : 0);
-		while (ll > 0 && is_space(line[ll - 1]))
+		while (ll > 0 && bcn_text_is_blank(line[ll - 1]))
 			ll--;
 		if (ll == 0)
 			continue;

@@ -1,4 +1,4 @@
-/* Tests of collectors/lustre/lustre_tree and lustre_server: finding the
+/* Tests of collectors/lustresrv/lustre_tree and lustre_server: finding the
  * targets and files of the real fixture trees of every layout (1.8 mds/,
  * 2.10 obdfilter with brw_stats linked to osd-zfs, 2.12 osd-zfs in /proc,
  * 2.15 debugfs), and the sampler over a tree in a temporary directory
@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collectors/lustre/lustre_server.h"
-#include "collectors/lustre/lustre_tree.h"
+#include "collectors/lustresrv/lustre_server.h"
+#include "collectors/lustresrv/lustre_tree.h"
 #include "common/error.h"
 #include "lustre_fixture.h"
 

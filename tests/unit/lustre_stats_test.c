@@ -16,6 +16,7 @@
 
 #include "collectors/lustre/lustre_stats.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "lustre_fixture.h"
 
 #define NS 1000000000LL
@@ -765,20 +766,20 @@ static void test_u64(void **state)
 	uint64_t v;
 
 	(void)state;
-	assert_int_equal(bcn_lustre_u64(&p, s + strlen(s), &v), 0);
+	assert_int_equal(bcn_text_u64(&p, s + strlen(s), &v), 0);
 	assert_int_equal(v, UINT64_MAX);
 	assert_ptr_equal(p, s + 20);
 	s = "18446744073709551616";
 	p = s;
-	assert_int_equal(bcn_lustre_u64(&p, s + strlen(s), &v), -BCN_ERANGE);
+	assert_int_equal(bcn_text_u64(&p, s + strlen(s), &v), -BCN_ERANGE);
 	assert_ptr_equal(p, s);
 	s = "x1";
 	p = s;
-	assert_int_equal(bcn_lustre_u64(&p, s + 2, &v), -BCN_ESYNTAX);
+	assert_int_equal(bcn_text_u64(&p, s + 2, &v), -BCN_ESYNTAX);
 	/* the end bounds the number */
 	s = "12345";
 	p = s;
-	assert_int_equal(bcn_lustre_u64(&p, s + 3, &v), 0);
+	assert_int_equal(bcn_text_u64(&p, s + 3, &v), 0);
 	assert_int_equal(v, 123);
 }
 

@@ -1,7 +1,7 @@
 /* Tests of beacon-sim's forwarding nodes' Lustre clients (sim/sim_osc.c,
  * the osc formatters of sim/lustre_out.c): the stats, rpc_stats and
  * import files parse back through beacon-fwdd's own parsers
- * (collectors/forwarder/oscstat, collectors/lustre) with the values
+ * (collectors/lustre: lustre_osc, lustre_stats, lustre_hist) with the values
  * given, in 2.15's layout; in a simulated cluster with overloaded OSTs,
  * a slow forwarding node and N-1, N-N and N-M jobs spanning forwarding
  * nodes, each OST's osc bytes summed over the forwarding nodes are what
@@ -24,7 +24,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "collectors/forwarder/oscstat.h"
+#include "collectors/lustre/lustre_osc.h"
 #include "collectors/lustre/lustre_hist.h"
 #include "collectors/lustre/lustre_stats.h"
 #include "common/buf.h"
@@ -43,8 +43,8 @@ static struct bcn_lustre_map osc_map, ost_map;
 static int setup(void **state)
 {
 	(void)state;
-	if (bcn_lustre_map_init(&osc_map, bcn_osc_fields, bcn_osc_nfields,
-				BCN_OSC_SLOTS))
+	if (bcn_lustre_map_init(&osc_map, bcn_lustre_osc_fields,
+				bcn_lustre_osc_nfields, BCN_LUSTRE_OSC_SLOTS))
 		return -1;
 	return bcn_lustre_map_init(&ost_map, bcn_lustre_ost_fields,
 				   bcn_lustre_ost_nfields,
@@ -105,7 +105,7 @@ static void test_format_stats(void **state)
 	struct bcn_sim_osc_ctr c;
 	struct bcn_lustre_stats st;
 	struct bcn_buf b;
-	uint64_t v[BCN_OSC_NCOUNTERS];
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS];
 
 	(void)state;
 	sample_ctr(&c);
@@ -125,11 +125,11 @@ static void test_format_stats(void **state)
 	assert_true(strstr(text(&b), "read_bytes") <
 		    strstr(text(&b), "ost_read"));
 	/* what beacon-fwdd makes of it */
-	bcn_osc_counters(&st, NULL, v);
-	assert_int_equal(v[BCN_OSC_READ_RPCS], 100);
-	assert_int_equal(v[BCN_OSC_WRITE_RPCS], 3);
-	assert_int_equal(v[BCN_OSC_READ_BYTES], 100 * MIB - 1000);
-	assert_int_equal(v[BCN_OSC_WRITE_BYTES], 3 * 4096);
+	bcn_lustre_osc_counters(&st, NULL, v);
+	assert_int_equal(v[BCN_LUSTRE_OSC_READ_RPCS], 100);
+	assert_int_equal(v[BCN_LUSTRE_OSC_WRITE_RPCS], 3);
+	assert_int_equal(v[BCN_LUSTRE_OSC_READ_BYTES], 100 * MIB - 1000);
+	assert_int_equal(v[BCN_LUSTRE_OSC_WRITE_BYTES], 3 * 4096);
 	assert_int_equal(bcn_sim_fmt_osc_stats(&b, START_NS, NOW_NS, &c),
 			 -EINVAL);
 	bcn_buf_free(&b);
@@ -159,8 +159,8 @@ static void test_format_rpc_stats(void **state)
 	struct bcn_sim_osc_ctr c;
 	struct bcn_lustre_rpc rpc;
 	struct bcn_buf b;
-	uint64_t v[BCN_OSC_NCOUNTERS];
-	const uint64_t *h = v + BCN_OSC_SLOTS;
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS];
+	const uint64_t *h = v + BCN_LUSTRE_OSC_SLOTS;
 	const struct bcn_lustre_hist *sec = rpc.sec;
 
 	(void)state;
@@ -193,7 +193,7 @@ static void test_format_rpc_stats(void **state)
 	assert_int_equal(bcn_lustre_hist_total(&sec[BCN_RPC_OFFSET], 0), 100);
 	/* beacon-fwdd's log2 buckets: pages 256 in 8, 1 in 0; in flight
 	 * 1 in 0, 2 and 3 in 1 */
-	bcn_osc_counters(NULL, &rpc, v);
+	bcn_lustre_osc_counters(NULL, &rpc, v);
 	assert_int_equal(h[8], 100);
 	assert_int_equal(h[BCN_HIST_BUCKETS], 3);
 	assert_int_equal(h[2 * BCN_HIST_BUCKETS + 0], 1);
@@ -216,7 +216,7 @@ static void test_format_import(void **state)
 	sample_ctr(&c);
 	bcn_buf_init(&b, 1 << 20);
 	assert_int_equal(bcn_sim_fmt_osc_import(&b, &imp, &c), 0);
-	assert_int_equal(bcn_osc_import_inflight(text(&b), b.len, &n), 0);
+	assert_int_equal(bcn_lustre_osc_import_inflight(text(&b), b.len, &n), 0);
 	assert_int_equal(n, 3);
 	assert_non_null(strstr(text(&b), "import:\n    name: simfs-OST0002-"
 				"osc-ffff880000100000\n    target: simfs-"
@@ -244,7 +244,7 @@ static void test_idle_device(void **state)
 	struct bcn_lustre_stats st;
 	struct bcn_lustre_rpc rpc;
 	struct bcn_buf b;
-	uint64_t v[BCN_OSC_NCOUNTERS], n;
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS], n;
 	unsigned i;
 
 	(void)state;
@@ -264,11 +264,11 @@ static void test_idle_device(void **state)
 	assert_int_equal(rpc.c.malformed, 0);
 	for (i = 0; i < BCN_RPC_SECTIONS; i++)
 		assert_int_equal(rpc.sec[i].n, 1);
-	bcn_osc_counters(&st, &rpc, v);
-	for (i = 0; i < BCN_OSC_NCOUNTERS; i++)
+	bcn_lustre_osc_counters(&st, &rpc, v);
+	for (i = 0; i < BCN_LUSTRE_OSC_NCOUNTERS; i++)
 		assert_int_equal(v[i], 0);
 	assert_int_equal(bcn_sim_fmt_osc_import(&b, &imp, &c), 0);
-	assert_int_equal(bcn_osc_import_inflight(text(&b), b.len, &n), 0);
+	assert_int_equal(bcn_lustre_osc_import_inflight(text(&b), b.len, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(strstr(text(&b), "data_averages"));
 	bcn_buf_free(&b);
@@ -335,7 +335,7 @@ static void dev_dir(const char *base, unsigned ost, char *out, size_t len)
 	assert_non_null(d);
 	snprintf(want, sizeof(want), "simfs-OST%04x", ost);
 	while ((e = readdir(d)) != NULL)
-		if (!bcn_osc_target_name(e->d_name, target, sizeof(target)) &&
+		if (!bcn_lustre_osc_target_name(e->d_name, target, sizeof(target)) &&
 		    !strcmp(target, want)) {
 			snprintf(out, len, "%s/%s", base, e->d_name);
 			found++;
@@ -369,7 +369,7 @@ static void read_osc(const char *out, unsigned f, unsigned o, struct view *w,
 	char path[BCN_SIM_PATH_MAX + 512];
 	struct bcn_lustre_stats st;
 	struct bcn_lustre_rpc rpc;
-	uint64_t v[BCN_OSC_NCOUNTERS];
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS];
 
 	snprintf(base, sizeof(base), "%s/fwd%03u/sys/kernel/debug/lustre/osc",
 		 out, f + 1);
@@ -386,11 +386,11 @@ static void read_osc(const char *out, unsigned f, unsigned o, struct view *w,
 	load(b, path);
 	assert_int_equal(bcn_lustre_rpc_parse(text(b), b->len, &rpc), 0);
 	assert_int_equal(rpc.c.malformed, 0);
-	bcn_osc_counters(&st, &rpc, v);
-	w->osc[f][o][0] = v[BCN_OSC_READ_BYTES];
-	w->osc[f][o][1] = v[BCN_OSC_WRITE_BYTES];
-	w->osc_rpcs[f][o][0] = v[BCN_OSC_READ_RPCS];
-	w->osc_rpcs[f][o][1] = v[BCN_OSC_WRITE_RPCS];
+	bcn_lustre_osc_counters(&st, &rpc, v);
+	w->osc[f][o][0] = v[BCN_LUSTRE_OSC_READ_BYTES];
+	w->osc[f][o][1] = v[BCN_LUSTRE_OSC_WRITE_BYTES];
+	w->osc_rpcs[f][o][0] = v[BCN_LUSTRE_OSC_READ_RPCS];
+	w->osc_rpcs[f][o][1] = v[BCN_LUSTRE_OSC_WRITE_RPCS];
 	/* every RPC is in each histogram once */
 	w->hist_rpcs[f][o][0] = bcn_lustre_hist_total(&rpc.sec[BCN_RPC_PAGES],
 						      0);

@@ -1,4 +1,4 @@
-/* Tests of collectors/forwarder/oscstat over a real Lustre 2.10.1 client's
+/* Tests of collectors/lustre/lustre_osc over a real Lustre 2.10.1 client's
  * osc device (tests/data/forwarder, see PROVENANCE.md): the osc stats
  * through collectors/lustre's parser and the forwarder's map, rpc_stats
  * through collectors/lustre's parser folded into log2 buckets, the import
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "collectors/forwarder/oscstat.h"
+#include "collectors/lustre/lustre_osc.h"
 #include "common/buf.h"
 #include "collectors/runtime/counter.h"
 #include "common/error.h"
@@ -27,7 +27,7 @@ static struct bcn_lustre_map map;
 
 static void load(const char *path, struct bcn_buf *b)
 {
-	bcn_buf_init(b, BCN_OSC_FILE_MAX);
+	bcn_buf_init(b, BCN_LUSTRE_OSC_FILE_MAX);
 	assert_int_equal(bcn_buf_read_file(b, path), 0);
 }
 
@@ -40,7 +40,7 @@ static void edit(struct bcn_buf *b, const char *from, const char *to)
 
 	assert_non_null(p);
 	off = (size_t)((uint8_t *)p - b->data);
-	bcn_buf_init(&out, BCN_OSC_FILE_MAX);
+	bcn_buf_init(&out, BCN_LUSTRE_OSC_FILE_MAX);
 	assert_int_equal(bcn_buf_add(&out, b->data, off), 0);
 	assert_int_equal(bcn_buf_adds(&out, to), 0);
 	assert_int_equal(bcn_buf_add(&out, b->data + off + strlen(from),
@@ -60,14 +60,14 @@ static void parse(const struct bcn_buf *st, const struct bcn_buf *rs,
 	assert_int_equal(bcn_lustre_rpc_parse((const char *)rs->data, rs->len,
 					      rpc), 0);
 	assert_int_equal(rpc->c.malformed, 0);
-	bcn_osc_counters(&stats, rpc, v);
+	bcn_lustre_osc_counters(&stats, rpc, v);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	return bcn_lustre_map_init(&map, bcn_osc_fields, bcn_osc_nfields,
-				   BCN_OSC_SLOTS);
+	return bcn_lustre_map_init(&map, bcn_lustre_osc_fields, bcn_lustre_osc_nfields,
+				   BCN_LUSTRE_OSC_SLOTS);
 }
 
 static void test_fixture_counters(void **state)
@@ -78,7 +78,7 @@ static void test_fixture_counters(void **state)
 	};
 	struct bcn_lustre_rpc rpc;
 	struct bcn_buf st, rs;
-	uint64_t v[BCN_OSC_NCOUNTERS], sum = 0;
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS], sum = 0;
 	unsigned i;
 
 	(void)state;
@@ -86,30 +86,30 @@ static void test_fixture_counters(void **state)
 	load(OSC "rpc_stats", &rs);
 	parse(&st, &rs, v, &rpc);
 	/* stats: ost_write samples are the write RPCs; no reads at all */
-	assert_int_equal(v[BCN_OSC_WRITE_RPCS], 18210286);
-	assert_int_equal(v[BCN_OSC_WRITE_BYTES], 65298098221056ULL);
-	assert_int_equal(v[BCN_OSC_READ_RPCS], 0);
-	assert_int_equal(v[BCN_OSC_READ_BYTES], 0);
+	assert_int_equal(v[BCN_LUSTRE_OSC_WRITE_RPCS], 18210286);
+	assert_int_equal(v[BCN_LUSTRE_OSC_WRITE_BYTES], 65298098221056ULL);
+	assert_int_equal(v[BCN_LUSTRE_OSC_READ_RPCS], 0);
+	assert_int_equal(v[BCN_LUSTRE_OSC_READ_BYTES], 0);
 	/* pages per rpc 1, 2, 4, ..., 1024 are buckets 0 .. 10 */
 	for (i = 0; i < H; i++) {
 		uint64_t want = i < 11 ? pages_write[i] : 0;
 
-		assert_int_equal(v[BCN_OSC_SLOTS + H + i], want);
-		assert_int_equal(v[BCN_OSC_SLOTS + i], 0);
-		sum += v[BCN_OSC_SLOTS + H + i];
+		assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + H + i], want);
+		assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + i], 0);
+		sum += v[BCN_LUSTRE_OSC_SLOTS + H + i];
 	}
 	assert_int_equal(sum, 18210287);
 	/* RPCs in flight 0..15 fold into buckets [0,2) [2,4) [4,8) [8,16) */
-	assert_int_equal(v[BCN_OSC_SLOTS + 3 * H + 0], 1053804);
-	assert_int_equal(v[BCN_OSC_SLOTS + 3 * H + 1], 3518152 + 4520192);
-	assert_int_equal(v[BCN_OSC_SLOTS + 3 * H + 2],
+	assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 3 * H + 0], 1053804);
+	assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 3 * H + 1], 3518152 + 4520192);
+	assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 3 * H + 2],
 			 3656921 + 2350050 + 1396192 + 832325);
-	assert_int_equal(v[BCN_OSC_SLOTS + 3 * H + 3],
+	assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 3 * H + 3],
 			 497409 + 272560 + 91419 + 18683 + 2399 + 174 + 5 + 2);
 	for (i = 4; i < H; i++)
-		assert_int_equal(v[BCN_OSC_SLOTS + 3 * H + i], 0);
+		assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 3 * H + i], 0);
 	for (i = 0; i < H; i++)
-		assert_int_equal(v[BCN_OSC_SLOTS + 2 * H + i], 0);
+		assert_int_equal(v[BCN_LUSTRE_OSC_SLOTS + 2 * H + i], 0);
 	/* gauges */
 	assert_int_equal(rpc.read_in_flight, 0);
 	assert_int_equal(rpc.write_in_flight, 6);
@@ -128,7 +128,7 @@ static void test_record_from_deltas(void **state)
 	struct bcn_lustre_rpc rpc;
 	struct bcn_buf st, rs;
 	struct bcn_record r;
-	uint64_t v[BCN_OSC_NCOUNTERS], d[BCN_OSC_NCOUNTERS];
+	uint64_t v[BCN_LUSTRE_OSC_NCOUNTERS], d[BCN_LUSTRE_OSC_NCOUNTERS];
 	int64_t prev;
 	unsigned i;
 
@@ -137,7 +137,7 @@ static void test_record_from_deltas(void **state)
 	load(OSC "stats", &st);
 	load(OSC "rpc_stats", &rs);
 	parse(&st, &rs, v, &rpc);
-	assert_true(bcn_counter_update(t, "x", v, NULL, BCN_OSC_NCOUNTERS,
+	assert_true(bcn_counter_update(t, "x", v, NULL, BCN_LUSTRE_OSC_NCOUNTERS,
 				       1000, d, NULL, &prev) &
 		    BCN_COUNTER_F_FIRST);
 	edit(&st, "ost_write                 18210286",
@@ -157,10 +157,10 @@ static void test_record_from_deltas(void **state)
 	     "3:\t\t         0   0   0   |    4520202");
 	parse(&st, &rs, v, &rpc);
 	assert_int_equal(bcn_counter_update(t, "x", v, NULL,
-					    BCN_OSC_NCOUNTERS, 2000, d, NULL,
+					    BCN_LUSTRE_OSC_NCOUNTERS, 2000, d, NULL,
 					    &prev), 0);
 	assert_int_equal(prev, 1000);
-	bcn_osc_record(&r, "lustrefs-OST0000", prev, 2000 - prev, d, &rpc,
+	bcn_lustre_osc_record(&r, "lustrefs-OST0000", prev, 2000 - prev, d, &rpc,
 		       UINT64_MAX);
 	assert_int_equal(bcn_record_check(&r), 0);
 	assert_int_equal(r.type, BCN_REC_FWD_RPC);
@@ -182,9 +182,9 @@ static void test_record_from_deltas(void **state)
 	/* without the in-flight lines import's count is used */
 	rpc.have &= ~(uint32_t)(BCN_RPC_HAVE_READ_IN_FLIGHT |
 				BCN_RPC_HAVE_WRITE_IN_FLIGHT);
-	bcn_osc_record(&r, "lustrefs-OST0000", prev, 1000, d, &rpc, 8);
+	bcn_lustre_osc_record(&r, "lustrefs-OST0000", prev, 1000, d, &rpc, 8);
 	assert_int_equal(r.u.fwd_rpc.in_flight, 8);
-	bcn_osc_record(&r, "lustrefs-OST0000", prev, 1000, d, NULL,
+	bcn_lustre_osc_record(&r, "lustrefs-OST0000", prev, 1000, d, NULL,
 		       UINT64_MAX);
 	assert_int_equal(r.u.fwd_rpc.in_flight, 0);
 	assert_int_equal(r.u.fwd_rpc.pending_pages, 0);
@@ -213,13 +213,13 @@ static void test_import(void **state)
 
 	(void)state;
 	load(OSC "import", &b);
-	assert_int_equal(bcn_osc_import_inflight((const char *)b.data, b.len,
+	assert_int_equal(bcn_lustre_osc_import_inflight((const char *)b.data, b.len,
 						 &v), 0);
 	assert_int_equal(v, 8);
 	bcn_buf_free(&b);
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		v = 0;
-		assert_int_equal(bcn_osc_import_inflight(t[i].in,
+		assert_int_equal(bcn_lustre_osc_import_inflight(t[i].in,
 							 strlen(t[i].in), &v),
 				 t[i].rc);
 		if (t[i].rc == 0)
@@ -246,13 +246,13 @@ static void test_target_name(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		assert_int_equal(bcn_osc_target_name(t[i].in, out,
+		assert_int_equal(bcn_lustre_osc_target_name(t[i].in, out,
 						     sizeof(out)), t[i].rc);
 		if (t[i].rc == 0)
 			assert_string_equal(out, t[i].out);
 	}
-	assert_int_equal(bcn_osc_target_name(t[0].in, out, 16), -BCN_EFULL);
-	assert_int_equal(bcn_osc_target_name(t[0].in, out, 17), 0);
+	assert_int_equal(bcn_lustre_osc_target_name(t[0].in, out, 16), -BCN_EFULL);
+	assert_int_equal(bcn_lustre_osc_target_name(t[0].in, out, 17), 0);
 }
 
 int main(void)

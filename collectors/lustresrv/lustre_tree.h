@@ -18,8 +18,8 @@
  *     sys/fs/lustre/mdt/<t>/                   (2.x)
  *     proc/fs/lustre/mds/<t>/stats             (1.8, <t> = fsname-MDTxxxx)
  *
- * This is the I/O half of the Lustre collectors; the parsers never touch
- * files. */
+ * The I/O half of the Lustre target server (collectors/lustresrv); the
+ * format parsers of collectors/lustre never touch files. */
 #ifndef BCN_LUSTRE_TREE_H
 #define BCN_LUSTRE_TREE_H
 

@@ -1,34 +1,23 @@
 /* The osc import parser and the mapping of one OST's counters onto a
- * fwd_rpc record (oscstat.h). */
+ * fwd_rpc record (lustre_osc.h). */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "collectors/forwarder/oscstat.h"
+#include "collectors/lustre/lustre_osc.h"
 #include "common/error.h"
+#include "common/text.h"
 
-const struct bcn_lustre_field bcn_osc_fields[] = {
-	{ "ost_read", BCN_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "read_bytes", BCN_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "ost_write", BCN_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "write_bytes", BCN_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
-	{ "read_bytes", BCN_OSC_READ_BYTES, BCN_LUSTRE_SUM },
-	{ "write_bytes", BCN_OSC_WRITE_BYTES, BCN_LUSTRE_SUM },
+const struct bcn_lustre_field bcn_lustre_osc_fields[] = {
+	{ "ost_read", BCN_LUSTRE_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "read_bytes", BCN_LUSTRE_OSC_READ_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "ost_write", BCN_LUSTRE_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "write_bytes", BCN_LUSTRE_OSC_WRITE_RPCS, BCN_LUSTRE_SAMPLES },
+	{ "read_bytes", BCN_LUSTRE_OSC_READ_BYTES, BCN_LUSTRE_SUM },
+	{ "write_bytes", BCN_LUSTRE_OSC_WRITE_BYTES, BCN_LUSTRE_SUM },
 };
-const size_t bcn_osc_nfields = sizeof(bcn_osc_fields) /
-			       sizeof(bcn_osc_fields[0]);
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static const char *skip_blank(const char *p, const char *end)
-{
-	while (p < end && is_blank(*p))
-		p++;
-	return p;
-}
+const size_t bcn_lustre_osc_nfields = sizeof(bcn_lustre_osc_fields) /
+			       sizeof(bcn_lustre_osc_fields[0]);
 
 static bool starts(const char *p, const char *end, const char *w)
 {
@@ -42,37 +31,38 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-int bcn_osc_import_inflight(const char *buf, size_t len, uint64_t *inflight)
+int bcn_lustre_osc_import_inflight(const char *buf, size_t len,
+				   uint64_t *inflight)
 {
 	const char *p = buf, *end = buf + len;
 	ptrdiff_t rpcs_indent = -1;     /* of the "rpcs:" line, -1: outside */
+	struct bcn_text_line l;
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *q = skip_blank(p, le);
-		ptrdiff_t indent = q - p;
+	while (bcn_text_next_line(&p, end, &l)) {
+		const char *le = l.end;
+		const char *q = bcn_text_skip_space(l.p, le);
+		ptrdiff_t indent = q - l.p;
 
 		if (q == le) {
 			/* blank line: no change */
 		} else if (rpcs_indent >= 0 && indent > rpcs_indent) {
 			if (starts(q, le, "inflight:")) {
-				q = skip_blank(q + 9, le);
-				if (bcn_lustre_u64(&q, le, inflight))
+				q = bcn_text_skip_space(q + 9, le);
+				if (bcn_text_u64(&q, le, inflight))
 					return -BCN_ESYNTAX;
-				return skip_blank(q, le) == le ? 0 :
+				return bcn_text_skip_space(q, le) == le ? 0 :
 				       -BCN_ESYNTAX;
 			}
 		} else {
 			rpcs_indent = starts(q, le, "rpcs:") &&
-				      skip_blank(q + 5, le) == le ? indent : -1;
+				      bcn_text_skip_space(q + 5, le) == le ?
+				      indent : -1;
 		}
-		p = nl ? nl + 1 : end;
 	}
 	return -ENOENT;
 }
 
-int bcn_osc_target_name(const char *dir, char *out, size_t len)
+int bcn_lustre_osc_target_name(const char *dir, char *out, size_t len)
 {
 	const char *osc = NULL, *s, *ost;
 	size_t n;
@@ -92,15 +82,15 @@ int bcn_osc_target_name(const char *dir, char *out, size_t len)
 	return 0;
 }
 
-void bcn_osc_counters(const struct bcn_lustre_stats *stats,
-		      const struct bcn_lustre_rpc *rpc, uint64_t *v)
+void bcn_lustre_osc_counters(const struct bcn_lustre_stats *stats,
+			     const struct bcn_lustre_rpc *rpc, uint64_t *v)
 {
-	uint64_t *h = v + BCN_OSC_SLOTS;
+	uint64_t *h = v + BCN_LUSTRE_OSC_SLOTS;
 	unsigned i;
 
-	memset(v, 0, BCN_OSC_NCOUNTERS * sizeof(*v));
+	memset(v, 0, BCN_LUSTRE_OSC_NCOUNTERS * sizeof(*v));
 	if (stats)
-		for (i = 0; i < BCN_OSC_SLOTS; i++)
+		for (i = 0; i < BCN_LUSTRE_OSC_SLOTS; i++)
 			v[i] = stats->vals.v[i];
 	if (!rpc)
 		return;
@@ -112,9 +102,9 @@ void bcn_osc_counters(const struct bcn_lustre_stats *stats,
 			     h + 3 * BCN_HIST_BUCKETS);
 }
 
-void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
-		    int64_t dur, const uint64_t *d,
-		    const struct bcn_lustre_rpc *rpc, uint64_t in_flight)
+void bcn_lustre_osc_record(struct bcn_record *r, const char *target, int64_t t,
+			   int64_t dur, const uint64_t *d,
+			   const struct bcn_lustre_rpc *rpc, uint64_t in_flight)
 {
 	struct bcn_rec_fwd_rpc *f = &r->u.fwd_rpc;
 	const uint32_t flight = BCN_RPC_HAVE_READ_IN_FLIGHT |
@@ -127,10 +117,10 @@ void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
 	r->t = t;
 	r->dur = dur;
 	f->target = target;
-	f->read_rpcs = d[BCN_OSC_READ_RPCS];
-	f->write_rpcs = d[BCN_OSC_WRITE_RPCS];
-	f->read_bytes = d[BCN_OSC_READ_BYTES];
-	f->write_bytes = d[BCN_OSC_WRITE_BYTES];
+	f->read_rpcs = d[BCN_LUSTRE_OSC_READ_RPCS];
+	f->write_rpcs = d[BCN_LUSTRE_OSC_WRITE_RPCS];
+	f->read_bytes = d[BCN_LUSTRE_OSC_READ_BYTES];
+	f->write_bytes = d[BCN_LUSTRE_OSC_WRITE_BYTES];
 	if (rpc && (rpc->have & flight))
 		f->in_flight = sat_add(rpc->read_in_flight,
 				       rpc->write_in_flight);
@@ -139,8 +129,8 @@ void bcn_osc_record(struct bcn_record *r, const char *target, int64_t t,
 	if (rpc && (rpc->have & pending))
 		f->pending_pages = sat_add(rpc->pending_write_pages,
 					   rpc->pending_read_pages);
-	memcpy(f->pages_read, d + BCN_OSC_SLOTS, h * sizeof(*d));
-	memcpy(f->pages_write, d + BCN_OSC_SLOTS + h, h * sizeof(*d));
-	memcpy(f->flight_read, d + BCN_OSC_SLOTS + 2 * h, h * sizeof(*d));
-	memcpy(f->flight_write, d + BCN_OSC_SLOTS + 3 * h, h * sizeof(*d));
+	memcpy(f->pages_read, d + BCN_LUSTRE_OSC_SLOTS, h * sizeof(*d));
+	memcpy(f->pages_write, d + BCN_LUSTRE_OSC_SLOTS + h, h * sizeof(*d));
+	memcpy(f->flight_read, d + BCN_LUSTRE_OSC_SLOTS + 2 * h, h * sizeof(*d));
+	memcpy(f->flight_write, d + BCN_LUSTRE_OSC_SLOTS + 3 * h, h * sizeof(*d));
 }

@@ -16,7 +16,7 @@
 
 #include "collectors/lustre/lustre_hist.h"
 #include "collectors/lustre/lustre_jobstats.h"
-#include "collectors/lustre/lustre_server.h"
+#include "collectors/lustresrv/lustre_server.h"
 #include "collectors/lustre/lustre_stats.h"
 #include "collectors/runtime/collector.h"
 #include "collectors/runtime/counter.h"

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collectors/lustre/lustre_tree.h"
+#include "collectors/lustresrv/lustre_tree.h"
 #include "proto/record.h"
 
 #define BCN_LUSTRE_CHUNK 65536          /* job_stats read size */

@@ -1,6 +1,6 @@
 /* Finding Lustre targets and their statistics files below a root
- * directory, and reading those files: the only part of the Lustre library
- * that does I/O. */
+ * directory, and reading those files: the only part of the Lustre target
+ * server that does I/O (the formats of collectors/lustre are pure). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collectors/lustre/lustre_tree.h"
+#include "collectors/lustresrv/lustre_tree.h"
 #include "common/error.h"
 
 #define OSD_PREFIX "osd-"
