@@ -85,7 +85,8 @@ import json, sys
 seen = set()
 for line in sys.stdin:
     r = json.loads(line)
-    assert r["node"] == "cn007", r
+    if not (r["node"] == "cn007"):
+        raise SystemExit("check failed: %r" % ((r),))
     k = (r["t"], r["offset"], r["size"])
     seen.add(k)
 print(len(seen))' > "$T/distinct"

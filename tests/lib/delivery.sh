@@ -84,8 +84,10 @@ print(json.dumps({"scenario": scenario, "sent": sent, "stored": len(offsets),
                   "duplicates_dropped": st["duplicates"], "resent": st["resent"],
                   "reconnects": st["reconnects"], "lost": lost,
                   "stored_twice": dup_stored}))
-assert st["submitted_records"] == sent and st["dropped_records"] == 0, st
-assert lost == 0 and dup_stored == 0 and len(offsets) == sent, (lost, dup_stored)
+if not (st["submitted_records"] == sent and st["dropped_records"] == 0):
+    raise SystemExit("check failed: %r" % ((st),))
+if not (lost == 0 and dup_stored == 0 and len(offsets) == sent):
+    raise SystemExit("check failed: %r" % (((lost, dup_stored)),))
 PY
 }
 
