@@ -9,7 +9,7 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
-trap 'bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() {
 	echo "FAIL: $*" >&2
 	for f in "$T"/*.log; do echo "--- $f" >&2; tail -n 15 "$f" >&2; done
@@ -41,7 +41,7 @@ wait_acked cn002 50
 log_mark primary
 bcn_kill9 "$R1PID"
 wait_log primary "Redis 127\.0\.0\.1:$R1 connection lost"
-bcn_start_redis "$T/redis1" "$R1"
+bcn_start_redis "$T/redis1" "$R1" || fail "redis did not listen"
 R1PID=$REDIS_PID
 wait_log primary "Redis 127\.0\.0\.1:$R1 is back"
 check "redis kill -9 and restart" cn002
@@ -78,7 +78,7 @@ log_since primary "flusher: record store is back" || fail "the flusher never sai
 #    acknowledged but had not flushed wait in its Redis until it is back.
 start_stream cn004
 wait_acked cn004 50
-bcn_stop "$primary_PID"
+bcn_stop "$primary_PID" || fail "the primary log server exit status on SIGTERM"
 wait "$STREAM_PID" || fail "cn004: the stream did not finish with the primary off"
 STREAM_PID=
 grep -q "authenticated as cn004" "$T/fallback.log" || fail "the fallback never served cn004"

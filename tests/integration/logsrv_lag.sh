@@ -9,20 +9,20 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
-trap 'bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/logsrv.log" ] && tail -n 30 "$T/logsrv.log" >&2; exit 1; }
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-RPORT=$(bcn_free_port)
-bcn_start_redis "$T/redis" "$RPORT"
-LPORT=$(bcn_free_port)
+bcn_alloc_port RPORT
+bcn_start_redis "$T/redis" "$RPORT" || fail "redis did not listen"
+bcn_alloc_port LPORT
 "$BCN_BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LPORT" --auth-key-file "$T/key" \
 	--redis-port "$RPORT" --store-dir "$T/store" --flush-idle 20ms \
 	--stats-interval 300ms > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
-bcn_wait_port "$LPORT"
+bcn_wait_port "$LPORT" "$LPID" || fail "beacon-logsrv did not listen"
 
 hget() { bcn_redis "$RPORT" HGET bcn:stats "$1"; }
 # waits (bounded, 60 s) until field $1 of bcn:stats is $2

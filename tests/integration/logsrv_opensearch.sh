@@ -9,7 +9,7 @@ set -euo pipefail
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
 OS=$BCN_SRC/deploy/opensearch
-trap '"$OS" stop "$T/os" >/dev/null 2>&1 || true; bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; "$OS" stop "$T/os" >/dev/null 2>&1 || true; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() {
 	echo "FAIL: $*" >&2
 	for f in "$T"/*.log "$T/os/opensearch.log"; do [ -f "$f" ] && { echo "--- $f" >&2; tail -n 15 "$f" >&2; }; done

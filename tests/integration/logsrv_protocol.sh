@@ -6,21 +6,21 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
-trap 'bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/logsrv.log" ] && tail -n 30 "$T/logsrv.log" >&2; exit 1; }
 
 RAW=$BCN_BUILD/tests/rawsend
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-RPORT=$(bcn_free_port)
-bcn_start_redis "$T/redis" "$RPORT"
-LPORT=$(bcn_free_port)
+bcn_alloc_port RPORT
+bcn_start_redis "$T/redis" "$RPORT" || fail "redis did not listen"
+bcn_alloc_port LPORT
 "$BCN_BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LPORT" --auth-key-file "$T/key" \
 	--redis-port "$RPORT" --store-dir "$T/store" --flush-idle 20ms \
 	--stats-interval 1s --log-level debug > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
-bcn_wait_port "$LPORT"
+bcn_wait_port "$LPORT" "$LPID" || fail "beacon-logsrv did not listen"
 A=127.0.0.1:$LPORT
 
 "$BCN_BUILD/tests/mkframes" "$T/f.bin" "$T/expected" 40 250 cn007

@@ -14,10 +14,10 @@ PACE_MS=10
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-R1=$(bcn_free_port); R2=$(bcn_free_port); P1=$(bcn_free_port); P2=$(bcn_free_port)
-bcn_start_redis "$T/redis1" "$R1"
+bcn_alloc_port R1; bcn_alloc_port R2; bcn_alloc_port P1; bcn_alloc_port P2
+bcn_start_redis "$T/redis1" "$R1" || fail "redis did not listen"
 R1PID=$REDIS_PID
-bcn_start_redis "$T/redis2" "$R2"
+bcn_start_redis "$T/redis2" "$R2" || fail "redis did not listen"
 
 cat > "$T/shardmap" <<EOF
 shard cn[001-008] primary=127.0.0.1:$P1 fallback=127.0.0.1:$P2
@@ -30,7 +30,7 @@ start_logsrv() { # name port redis_port
 		--stats-interval 1s >> "$T/$1.log" 2>&1 &
 	eval "${1}_PID=$!"
 	BCN_PIDS+=("$!")
-	bcn_wait_port "$2"
+	bcn_wait_port "$2" "$!" || fail "log server $1 did not listen"
 }
 start_logsrv primary "$P1" "$R1"
 start_logsrv fallback "$P2" "$R2"
