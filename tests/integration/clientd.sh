@@ -71,16 +71,21 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 sent = json.loads(open(sys.argv[2]).read())
 mine = [r for r in recs if r["pid"] == sent["pid"]]
-assert len(mine) == 4, mine
-assert all(r["job"] == 555 and r["step"] == 2 and r["rank"] == 7 and
-           r["node"] == "cn0003" for r in mine), mine
+if not (len(mine) == 4):
+    raise SystemExit("check failed: %r" % ((mine),))
+if not (all(r["job"] == 555 and r["step"] == 2 and r["rank"] == 7 and
+           r["node"] == "cn0003" for r in mine)):
+    raise SystemExit("check failed: %r" % ((mine),))
 w = [r for r in mine if r["op"] == "write"][0]
-assert (w["count"], w["size"], w["stride"], w["offset"], w["t"], w["dur"],
-        w["busy"]) == (100, 4096, 8192, 0, 1000, 4000, 3000), w
+if not ((w["count"], w["size"], w["stride"], w["offset"], w["t"], w["dur"],
+        w["busy"]) == (100, 4096, 8192, 0, 1000, 4000, 3000)):
+    raise SystemExit("check failed: %r" % ((w),))
 o = [r for r in mine if r["op"] == "open"][0]
-assert o["path"] == "/scratch/x" and o["file"] == 0xABCD, o
+if not (o["path"] == "/scratch/x" and o["file"] == 0xABCD):
+    raise SystemExit("check failed: %r" % ((o),))
 other = [r for r in recs if r["pid"] == sent["child"]]
-assert len(other) == 1 and other[0]["job"] == 0 and other[0]["op"] == "stat", other
+if not (len(other) == 1 and other[0]["job"] == 0 and other[0]["op"] == "stat"):
+    raise SystemExit("check failed: %r" % ((other),))
 print("clientd records: ok")
 PYEOF
 echo "clientd: ok"

@@ -23,14 +23,17 @@ import json, sys
 tot = {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    assert r["type"] == "io" and r["layer"] == "client", r
+    if not (r["type"] == "io" and r["layer"] == "client"):
+        raise SystemExit("check failed: %r" % ((r),))
     k = (r["job"], r["node"], r["op"])
     e = tot.setdefault(k, [0, 0, 0])
     e[0] += 1; e[1] += r["count"]; e[2] += r["count"] * r["size"]
 for line in open(sys.argv[2]):
     x = json.loads(line)
-    assert tot.pop((x["job"], x["node"], x["op"])) == [x["records"], x["ops"], x["bytes"]], x
-assert not tot, tot
+    if not (tot.pop((x["job"], x["node"], x["op"])) == [x["records"], x["ops"], x["bytes"]]):
+        raise SystemExit("check failed: %r" % ((x),))
+if not (not tot):
+    raise SystemExit("check failed: %r" % ((tot),))
 PY
 
 # 3. standard input

@@ -244,7 +244,8 @@ def dist(values):
         exact = s[(len(s) * p + 99) // 100 - 1]
         nump = int(np.percentile(np.array(values, dtype=np.uint64), p,
                                  method="inverted_cdf"))
-        assert nump == exact, ("numpy and the nearest rank disagree", p, nump, exact)
+        if not (nump == exact):
+            raise SystemExit("check failed: %r" % ((("numpy and the nearest rank disagree", p, nump, exact)),))
         d["p%d" % p] = exact
     h = [0] * 32
     for v in values:
@@ -293,10 +294,12 @@ def samples(decoded):
             if r["t"] != last_t:
                 out.append({"req": {}, "rpc": {}, "t": r["t"], "dur": r["dur"]})
                 last_t = r["t"]
-            assert r["class"] not in out[-1]["req"], r
+            if not (r["class"] not in out[-1]["req"]):
+                raise SystemExit("check failed: %r" % ((r),))
             out[-1]["req"][r["class"]] = r
         elif r["type"] == "fwd_rpc":
-            assert out, "fwd_rpc before any fwd_req"
+            if not (out):
+                raise SystemExit("check failed: %r" % (("fwd_rpc before any fwd_req"),))
             out[-1]["rpc"][r["target"]] = r
         else:
             raise AssertionError("unexpected record " + line)
@@ -304,22 +307,26 @@ def samples(decoded):
 
 
 def compare(i, got, want, approx=None):
-    assert set(got) == set(want), ("sample", i + 1, "classes", sorted(got), sorted(want))
+    if not (set(got) == set(want)):
+        raise SystemExit("check failed: %r" % ((("sample", i + 1, "classes", sorted(got), sorted(want))),))
     loose = approx is not None and want["all"]["count"] > approx
     for c, w in want.items():
         g = got[c]
         for k in ("count", "bytes"):
-            assert g[k] == w[k], ("sample", i + 1, c, k, g[k], w[k])
+            if not (g[k] == w[k]):
+                raise SystemExit("check failed: %r" % ((("sample", i + 1, c, k, g[k], w[k])),))
         for k in ("latency", "proc", "queue"):
             if not loose or k == "queue":
-                assert g[k] == w[k], ("sample", i + 1, c, k, g[k], w[k])
+                if not (g[k] == w[k]):
+                    raise SystemExit("check failed: %r" % ((("sample", i + 1, c, k, g[k], w[k])),))
                 continue
             for f in ("count", "sum", "min", "max", "hist"):
-                assert g[k][f] == w[k][f], ("sample", i + 1, c, k, f, g[k][f], w[k][f])
+                if not (g[k][f] == w[k][f]):
+                    raise SystemExit("check failed: %r" % ((("sample", i + 1, c, k, f, g[k][f], w[k][f])),))
             for f in ("p50", "p95", "p99"):
                 exact, got_p = w[k][f], g[k][f]
-                assert got_p <= exact and exact - got_p <= exact / 128.0, \
-                    ("sample", i + 1, c, k, f, got_p, exact)
+                if not (got_p <= exact and exact - got_p <= exact / 128.0):
+                    raise SystemExit("check failed: %r" % ((("sample", i + 1, c, k, f, got_p, exact)),))
     return loose
 
 
@@ -337,24 +344,30 @@ def cmd_check(args):
         else:
             cur.append(l)
     windows.append(cur)
-    assert len(got) == len(windows), ("samples", len(got), "windows", len(windows))
+    if not (len(got) == len(windows)):
+        raise SystemExit("check failed: %r" % ((("samples", len(got), "windows", len(windows))),))
     rpc = json.load(open(args[2]))
     approx = int(args[4]) if len(args) > 4 and args[3] == "--approx" else None
-    assert len(rpc) == len(got), ("rpc expectations", len(rpc), len(got))
+    if not (len(rpc) == len(got)):
+        raise SystemExit("check failed: %r" % ((("rpc expectations", len(rpc), len(got))),))
     reqs = loose = 0
     for i, (g, w) in enumerate(zip(got, windows)):
         loose += compare(i, g["req"], expected_window(w), approx)
         reqs += g["req"]["all"]["count"]
-        assert set(g["rpc"]) == set(rpc[i]), ("sample", i + 1, "targets", sorted(g["rpc"]), sorted(rpc[i]))
+        if not (set(g["rpc"]) == set(rpc[i])):
+            raise SystemExit("check failed: %r" % ((("sample", i + 1, "targets", sorted(g["rpc"]), sorted(rpc[i]))),))
         for target, fields in rpc[i].items():
             r = g["rpc"][target]
             for k, v in fields.items():
-                assert r[k] == v, ("sample", i + 1, target, k, r[k], v)
+                if not (r[k] == v):
+                    raise SystemExit("check failed: %r" % ((("sample", i + 1, target, k, r[k], v)),))
             for k in ("read_rpcs", "write_rpcs", "read_bytes", "write_bytes"):
                 if k not in fields:
-                    assert r[k] == 0, ("sample", i + 1, target, k, r[k])
+                    if not (r[k] == 0):
+                        raise SystemExit("check failed: %r" % ((("sample", i + 1, target, k, r[k])),))
         if i:
-            assert g["t"] == got[i - 1]["t"] + got[i - 1]["dur"], "windows must follow each other"
+            if not (g["t"] == got[i - 1]["t"] + got[i - 1]["dur"]):
+                raise SystemExit("check failed: %r" % (("windows must follow each other"),))
     print("fwdd_check: %d samples, %d requests, every window exact%s"
           % (len(got), reqs, "" if not loose else
              " (%d with percentiles within 1/128)" % loose))
@@ -369,7 +382,8 @@ def cmd_partition(args):
         nq = g["req"]["all"]["queue"]["count"]
         window, reqs, qs = [], 0, 0
         while reqs < n or qs < nq:
-            assert pos < len(lines), ("sample", i + 1, "wants more lines than were written")
+            if not (pos < len(lines)):
+                raise SystemExit("check failed: %r" % ((("sample", i + 1, "wants more lines than were written")),))
             l = lines[pos]
             pos += 1
             window.append(l)
@@ -378,7 +392,8 @@ def cmd_partition(args):
                 qs += 1
             elif l not in MALFORMED:
                 reqs += 1
-        assert qs == nq and reqs == n, ("sample", i + 1, "queue lines out of step")
+        if not (qs == nq and reqs == n):
+            raise SystemExit("check failed: %r" % ((("sample", i + 1, "queue lines out of step")),))
         compare(i, g["req"], expected_window(window))
     print("fwdd_check: %d samples cover the first %d of %d lines, every window exact"
           % (len(got), pos, len(lines)))

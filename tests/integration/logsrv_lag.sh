@@ -9,20 +9,20 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
-trap 'bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/logsrv.log" ] && tail -n 30 "$T/logsrv.log" >&2; exit 1; }
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-RPORT=$(bcn_free_port)
-bcn_start_redis "$T/redis" "$RPORT"
-LPORT=$(bcn_free_port)
+bcn_alloc_port RPORT
+bcn_start_redis "$T/redis" "$RPORT" || fail "redis did not listen"
+bcn_alloc_port LPORT
 "$BCN_BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LPORT" --auth-key-file "$T/key" \
 	--redis-port "$RPORT" --store-dir "$T/store" --flush-idle 20ms \
 	--stats-interval 300ms > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
-bcn_wait_port "$LPORT"
+bcn_wait_port "$LPORT" "$LPID" || fail "beacon-logsrv did not listen"
 
 hget() { bcn_redis "$RPORT" HGET bcn:stats "$1"; }
 # waits (bounded, 60 s) until field $1 of bcn:stats is $2
@@ -52,12 +52,18 @@ w = open(sys.argv[1]).read().split()
 h = {w[i]: int(w[i + 1]) for i in range(0, len(w), 2)}
 # nearest rank of 21 values (0, ten of 30 s, ten of 120 s): p50 is a
 # 30 s one, p99 a 120 s one; a percentile is at most 1/64 above its value
-assert h["lag_total_count"] == 21, h
-assert 30000 <= h["lag_total_p50_ms"] <= 90000, h
-assert 120000 <= h["lag_total_p99_ms"] <= 180000, h
-assert 120000 <= h["lag_total_max_ms"] <= 180000, h
-assert h["lag_total_p50_ms"] <= h["lag_total_p99_ms"] <= h["lag_total_max_ms"], h
-assert h["flushed"] == 23 and h["time"] > 1600000000, h
+if not (h["lag_total_count"] == 21):
+    raise SystemExit("check failed: %r" % ((h),))
+if not (30000 <= h["lag_total_p50_ms"] <= 90000):
+    raise SystemExit("check failed: %r" % ((h),))
+if not (120000 <= h["lag_total_p99_ms"] <= 180000):
+    raise SystemExit("check failed: %r" % ((h),))
+if not (120000 <= h["lag_total_max_ms"] <= 180000):
+    raise SystemExit("check failed: %r" % ((h),))
+if not (h["lag_total_p50_ms"] <= h["lag_total_p99_ms"] <= h["lag_total_max_ms"]):
+    raise SystemExit("check failed: %r" % ((h),))
+if not (h["flushed"] == 23 and h["time"] > 1600000000):
+    raise SystemExit("check failed: %r" % ((h),))
 PY
 # a later interval without records reports zeros, the totals stay
 wait_field lag_count 0
@@ -81,17 +87,25 @@ import re, sys
 lines = [l for l in open(sys.argv[1]) if re.search(r"stats( \(final\))?: ", l)]
 st = [dict((k, int(v)) for k, v in re.findall(r"(\w+)=(-?\d+)", l)) for l in lines]
 periodic, final = st[:-1], st[-1]
-assert "stats (final): " in lines[-1], lines[-1]
+if not ("stats (final): " in lines[-1]):
+    raise SystemExit("check failed: %r" % ((lines[-1]),))
 # every counted record in exactly one interval, the oldest in one of them
-assert sum(s["lag_count"] for s in st) == 21, [s["lag_count"] for s in st]
-assert 120000 <= max(s["lag_max_ms"] for s in st) <= 180000
+if not (sum(s["lag_count"] for s in st) == 21):
+    raise SystemExit("check failed: %r" % (([s["lag_count"] for s in st]),))
+if not (120000 <= max(s["lag_max_ms"] for s in st) <= 180000):
+    raise SystemExit('check failed: 120000 <= max(s["lag_max_ms"] for s in st) <= 180000')
 for s in st:
     if s["lag_count"]:
-        assert s["lag_p50_ms"] <= s["lag_p99_ms"] <= s["lag_max_ms"], s
+        if not (s["lag_p50_ms"] <= s["lag_p99_ms"] <= s["lag_max_ms"]):
+            raise SystemExit("check failed: %r" % ((s),))
     else:
-        assert s["lag_p50_ms"] == s["lag_p99_ms"] == s["lag_max_ms"] == 0, s
-assert final["lag_total_count"] == 21, final
-assert 30000 <= final["lag_total_p50_ms"] <= 90000, final
-assert 120000 <= final["lag_total_p99_ms"] <= 180000, final
+        if not (s["lag_p50_ms"] == s["lag_p99_ms"] == s["lag_max_ms"] == 0):
+            raise SystemExit("check failed: %r" % ((s),))
+if not (final["lag_total_count"] == 21):
+    raise SystemExit("check failed: %r" % ((final),))
+if not (30000 <= final["lag_total_p50_ms"] <= 90000):
+    raise SystemExit("check failed: %r" % ((final),))
+if not (120000 <= final["lag_total_p99_ms"] <= 180000):
+    raise SystemExit("check failed: %r" % ((final),))
 PY
 echo "logsrv_lag: ok"

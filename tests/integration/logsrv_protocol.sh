@@ -6,21 +6,21 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 . "$BCN_SRC/tests/lib/servers.sh"
 T=$(mktemp -d)
-trap 'bcn_cleanup; rm -rf "$T"' EXIT
+trap 'st=$?; bcn_cleanup || st=1; rm -rf "$T"; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/logsrv.log" ] && tail -n 30 "$T/logsrv.log" >&2; exit 1; }
 
 RAW=$BCN_BUILD/tests/rawsend
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-RPORT=$(bcn_free_port)
-bcn_start_redis "$T/redis" "$RPORT"
-LPORT=$(bcn_free_port)
+bcn_alloc_port RPORT
+bcn_start_redis "$T/redis" "$RPORT" || fail "redis did not listen"
+bcn_alloc_port LPORT
 "$BCN_BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LPORT" --auth-key-file "$T/key" \
 	--redis-port "$RPORT" --store-dir "$T/store" --flush-idle 20ms \
 	--stats-interval 1s --log-level debug > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
-bcn_wait_port "$LPORT"
+bcn_wait_port "$LPORT" "$LPID" || fail "beacon-logsrv did not listen"
 A=127.0.0.1:$LPORT
 
 "$BCN_BUILD/tests/mkframes" "$T/f.bin" "$T/expected" 40 250 cn007
@@ -65,6 +65,8 @@ if [ -x "$BCN_BUILD/bench/ingest_bench" ]; then
 	"$BCN_BUILD/bench/ingest_bench" logsrv "$A" "$T/key" "$nc" 2 5 > "$T/conns.json" ||
 		fail "$nc concurrent connections: $(cat "$T/conns.json")"
 	grep -q "\"frames\":$((nc * 2))," "$T/conns.json" || fail "$nc connections: $(cat "$T/conns.json")"
+else
+	skipped="the concurrent connections check (no bench/ingest_bench in this build)"
 fi
 kill -0 "$LPID" || fail "the log server died"
 
@@ -85,7 +87,8 @@ import json, sys
 seen = set()
 for line in sys.stdin:
     r = json.loads(line)
-    assert r["node"] == "cn007", r
+    if not (r["node"] == "cn007"):
+        raise SystemExit("check failed: %r" % ((r),))
     k = (r["t"], r["offset"], r["size"])
     seen.add(k)
 print(len(seen))' > "$T/distinct"
@@ -96,3 +99,5 @@ kill -TERM "$LPID"
 wait "$LPID" || fail "log server exited non-zero on SIGTERM"
 grep -q "stats: .*bad=" "$T/logsrv.log" || fail "no stats line"
 echo "logsrv_protocol: ok ($(cat "$T/distinct") distinct records)"
+# ctest shows a partial run as Skipped (SKIP_RETURN_CODE 77), not Passed
+[ -z "${skipped:-}" ] || { echo "logsrv_protocol: skipped $skipped"; exit 77; }

@@ -115,27 +115,36 @@ python3 - "$T/records" "$T/stats.json" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 stats = json.loads(open(sys.argv[2]).read())
-assert stats["samples"] == 3 and stats["records"] == len(recs), stats
-assert stats["skipped_lines"] == 1, stats
-assert stats["file_errors"] == 0, stats
+if not (stats["samples"] == 3 and stats["records"] == len(recs)):
+    raise SystemExit("check failed: %r" % ((stats),))
+if not (stats["skipped_lines"] == 1):
+    raise SystemExit("check failed: %r" % ((stats),))
+if not (stats["file_errors"] == 0):
+    raise SystemExit("check failed: %r" % ((stats),))
 for r in recs:
-    assert r["type"] == "mds" and r["layer"] == "mds", r
-    assert r["node"] == "mds-test", r
+    if not (r["type"] == "mds" and r["layer"] == "mds"):
+        raise SystemExit("check failed: %r" % ((r),))
+    if not (r["node"] == "mds-test"):
+        raise SystemExit("check failed: %r" % ((r),))
 ts = sorted({r["t"] for r in recs})
-assert len(ts) == 2, ts
+if not (len(ts) == 2):
+    raise SystemExit("check failed: %r" % ((ts),))
 key = lambda r: (r["target"], r["client"], r["jobid"])
 s2 = {key(r): r for r in recs if r["t"] == ts[0]}
 s3 = {key(r): r for r in recs if r["t"] == ts[1]}
 A, B = "lflood-MDT0000", "lustrefs-MDT0000"
-assert set(s2) == {(A, "", ""), (B, "", ""), (A, "", ":988:ds88"),
+if not (set(s2) == {(A, "", ""), (B, "", ""), (A, "", ":988:ds88"),
                    (A, "", "touch.0"), (B, "", "44"), (B, "", "4321"),
-                   (B, "172.20.20.4@o2ib", ""), (B, "10.9.9.9@tcp", "")}, \
-    sorted(s2)
-assert set(s3) == {(A, "", ""), (B, "", ""), (A, "", "touch.0")}, sorted(s3)
+                   (B, "172.20.20.4@o2ib", ""), (B, "10.9.9.9@tcp", "")}):
+    raise SystemExit("check failed: %r" % ((sorted(s2)),))
+if not (set(s3) == {(A, "", ""), (B, "", ""), (A, "", "touch.0")}):
+    raise SystemExit("check failed: %r" % ((sorted(s3)),))
 def check(recs, k, job=0, **ops):
     r = recs[k]
-    assert r["ops"] == ops, (k, r["ops"], ops)
-    assert r["job"] == job, (k, r["job"], job)
+    if not (r["ops"] == ops):
+        raise SystemExit("check failed: %r" % (((k, r["ops"], ops)),))
+    if not (r["job"] == job):
+        raise SystemExit("check failed: %r" % (((k, r["job"], job)),))
 check(s2, (A, "", ""), getattr=7, statfs=3)
 check(s2, (B, "", ""), open=3)
 check(s2, (A, "", ":988:ds88"), statfs=9)

@@ -128,41 +128,52 @@ python3 - "$T/records" "$T/stats.json" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 stats = json.loads(open(sys.argv[2]).read())
-assert stats["samples"] == 3 and stats["records"] == len(recs), stats
-assert stats["skipped_lines"] == 2, stats       # the line, read twice
-assert stats["file_errors"] == 1, stats
+if not (stats["samples"] == 3 and stats["records"] == len(recs)):
+    raise SystemExit("check failed: %r" % ((stats),))
+if not (stats["skipped_lines"] == 2):
+    raise SystemExit("check failed: %r" % ((stats),))  # the line, read twice
+if not (stats["file_errors"] == 1):
+    raise SystemExit("check failed: %r" % ((stats),))
 MIB = 1 << 20
 for r in recs:
-    assert r["type"] == "ost" and r["layer"] == "ost", r
-    assert r["node"] == "oss-test", r
+    if not (r["type"] == "ost" and r["layer"] == "ost"):
+        raise SystemExit("check failed: %r" % ((r),))
+    if not (r["node"] == "oss-test"):
+        raise SystemExit("check failed: %r" % ((r),))
 ts = sorted({r["t"] for r in recs})
-assert len(ts) == 2, ts                          # sample 1 only learns
+if not (len(ts) == 2):
+    raise SystemExit("check failed: %r" % ((ts),))  # sample 1 only learns
 key = lambda r: (r["target"], r["client"], r["jobid"])
 s2 = {key(r): r for r in recs if r["t"] == ts[0]}
 s3 = {key(r): r for r in recs if r["t"] == ts[1]}
 d2 = {r["dur"] for r in s2.values()}
-assert len(d2) == 1 and ts[0] + d2.pop() == ts[1], ts
+if not (len(d2) == 1 and ts[0] + d2.pop() == ts[1]):
+    raise SystemExit("check failed: %r" % ((ts),))
 JOB = "SLURM_JOB_machine176_2453:0:mac"
-assert set(s2) == {
+if not (set(s2) == {
     ("lflood-OST0000", "", ""), ("lflood-OST0001", "", ""),
     ("lustrefs-OST0000", "", ""),
     ("lflood-OST0001", "", JOB),
     ("lustrefs-OST0000", "", "24"), ("lustrefs-OST0000", "", "777"),
     ("lustrefs-OST0000", "172.20.20.2@o2ib", ""),
-}, sorted(s2)
-assert set(s3) == {
+}):
+    raise SystemExit("check failed: %r" % ((sorted(s2)),))
+if not (set(s3) == {
     ("lflood-OST0000", "", ""), ("lflood-OST0001", "", ""),
     ("lustrefs-OST0000", "", ""),
     ("lflood-OST0001", "10.2.4.28@o2ib1", ""),
-}, sorted(s3)
+}):
+    raise SystemExit("check failed: %r" % ((sorted(s3)),))
 def check(recs, k, job=0, **want):
     r = recs[k]
     full = {"read_bytes": 0, "write_bytes": 0, "ops": {}, "pages_read": [],
             "pages_write": [], "iotime_read": [], "iotime_write": []}
     full.update(want)
     got = {f: r[f] for f in full}
-    assert got == full, (k, got, full)
-    assert r["job"] == job, (k, r["job"], job)
+    if not (got == full):
+        raise SystemExit("check failed: %r" % (((k, got, full)),))
+    if not (r["job"] == job):
+        raise SystemExit("check failed: %r" % (((k, r["job"], job)),))
 check(s2, ("lflood-OST0001", "", ""), read_bytes=10 * MIB,
       write_bytes=5 * MIB, ops={"read": 10, "write": 5, "statfs": 3},
       pages_write=[0] * 8 + [5])

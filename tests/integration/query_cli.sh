@@ -80,25 +80,37 @@ def lines(name):
 
 def check(name, want):
     got = lines(name)
-    assert got == [e["rec"] for e in want], \
-        "%s: %d records, expected %d" % (name, len(got), len(want))
+    if not (got == [e["rec"] for e in want]):
+        raise SystemExit("check failed: %r" % (("%s: %d records, expected %d" % (name, len(got), len(want))),))
     return len(got)
 
 S = 10**9
 D = 1704844800 * S
-assert len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000
-assert check("ost", select("ost")) > 300
-assert check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10
-assert check("ost_range", select("ost", lo=D + 90 * 60 * S,
-                                 hi=1704931200 * S + S // 2)) > 100
-assert check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100
-assert check("client_limit", select("client")[:7]) == 7
-assert check("io", select("client")) > 300
-assert check("client", select("client")) > 300
-assert check("fwd_e", select("forward", "lustre-OST0001")) > 50
-assert check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50
-assert check("mds", select("mds")) > 300
-assert check("job", []) == 0
+if not (len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000):
+    raise SystemExit('check failed: len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000')
+if not (check("ost", select("ost")) > 300):
+    raise SystemExit('check failed: check("ost", select("ost")) > 300')
+if not (check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10):
+    raise SystemExit('check failed: check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10')
+if not (check("ost_range", select("ost", lo=D + 90 * 60 * S,
+                                 hi=1704931200 * S + S // 2)) > 100):
+    raise SystemExit('check failed: check("ost_range", select("ost", lo=D + 90 * 60 * S, hi=1704931200 * S + S // 2)) > 100')
+if not (check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100):
+    raise SystemExit('check failed: check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100')
+if not (check("client_limit", select("client")[:7]) == 7):
+    raise SystemExit('check failed: check("client_limit", select("client")[:7]) == 7')
+if not (check("io", select("client")) > 300):
+    raise SystemExit('check failed: check("io", select("client")) > 300')
+if not (check("client", select("client")) > 300):
+    raise SystemExit('check failed: check("client", select("client")) > 300')
+if not (check("fwd_e", select("forward", "lustre-OST0001")) > 50):
+    raise SystemExit('check failed: check("fwd_e", select("forward", "lustre-OST0001")) > 50')
+if not (check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50):
+    raise SystemExit('check failed: check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50')
+if not (check("mds", select("mds")) > 300):
+    raise SystemExit('check failed: check("mds", select("mds")) > 300')
+if not (check("job", []) == 0):
+    raise SystemExit('check failed: check("job", []) == 0')
 
 KEYS = ("read_bytes", "write_bytes", "read_ops", "write_ops", "meta_ops",
         "other_ops")
@@ -123,18 +135,23 @@ def sums(layer, width, **kw):
 
 def check_sum(name, want):
     got = lines(name)
-    assert got == want, "%s:\n%s\nexpected\n%s" % (name, got[:3], want[:3])
+    if not (got == want):
+        raise SystemExit("check failed: %r" % (("%s:\n%s\nexpected\n%s" % (name, got[:3], want[:3])),))
     return len(got)
 
 H = 3600 * S
-assert check_sum("sum_1h", sums("ost", H)) > 40
+if not (check_sum("sum_1h", sums("ost", H)) > 40):
+    raise SystemExit('check failed: check_sum("sum_1h", sums("ost", H)) > 40')
 n = check_sum("sum_7h", sums("ost", 7 * H))
 # 2024-01-11 21:00 to 2024-01-12 04:00 is one 7 h bucket over midnight
 mid = [b for b in lines("sum_7h") if b["time"] == "2024-01-11T21:00:00Z"]
-assert mid and mid[0]["records"] > 0, mid
-assert check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3
-assert check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000",
-                                 lo=1704870000 * S)) > 10
+if not (mid and mid[0]["records"] > 0):
+    raise SystemExit("check failed: %r" % ((mid),))
+if not (check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3):
+    raise SystemExit('check failed: check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3')
+if not (check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000",
+                                 lo=1704870000 * S)) > 10):
+    raise SystemExit('check failed: check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000", lo=1704870000 * S)) > 10')
 PY
 
 # the store is found through the override too, and an empty one is empty

@@ -32,9 +32,11 @@ recs = [json.loads(l) for l in open(sys.argv[1])]
 truth = [json.loads(l) for l in open(sys.argv[2])]
 sacct = [l.split("|") for l in open(sys.argv[3]).read().splitlines()[1:]]
 n = int(sys.argv[4])
-assert len(truth) == 1 and truth[0]["kind"] == "n1_flood" and \
-    truth[0]["node"] == "fwd002" and truth[0]["nodes"] == 8, truth
-assert [r[1] for r in sacct if int(r[0]) == truth[0]["job"]] == ["n1flood"], sacct
+if not (len(truth) == 1 and truth[0]["kind"] == "n1_flood" and \
+    truth[0]["node"] == "fwd002" and truth[0]["nodes"] == 8):
+    raise SystemExit("check failed: %r" % ((truth),))
+if not ([r[1] for r in sacct if int(r[0]) == truth[0]["job"]] == ["n1flood"]):
+    raise SystemExit("check failed: %r" % ((sacct),))
 by = {}
 for r in recs:
     if r["type"] == "fwd_req" and r["count"]:
@@ -42,14 +44,19 @@ for r in recs:
 full = 8 * (50 << 20)
 r1, r2 = by[("fwd001", "read")], by[("fwd002", "read")]
 w2 = by[("fwd002", "write")]
-assert len(r1) == n and all(r["bytes"] == full for r in r1), [r["bytes"] for r in r1]
-assert len(r2) == n and all(r["bytes"] < 0.5 * full for r in r2), [r["bytes"] for r in r2]
-assert all(abs(a["bytes"] + b["bytes"] - (1 << 30)) <= 2 << 20
-           for a, b in zip(r2, w2)), [(a["bytes"], b["bytes"]) for a, b in zip(r2, w2)]
+if not (len(r1) == n and all(r["bytes"] == full for r in r1)):
+    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r1]),))
+if not (len(r2) == n and all(r["bytes"] < 0.5 * full for r in r2)):
+    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r2]),))
+if not (all(abs(a["bytes"] + b["bytes"] - (1 << 30)) <= 2 << 20
+           for a, b in zip(r2, w2))):
+    raise SystemExit("check failed: %r" % (([(a["bytes"], b["bytes"]) for a, b in zip(r2, w2)]),))
 q1 = by[("fwd001", "all")][-1]["queue"]
 q2 = by[("fwd002", "all")][-1]["queue"]
-assert q2["count"] > 0 and q2["p50"] >= 100, q2
-assert q1["count"] == 0 or q1["p50"] < 20, q1
+if not (q2["count"] > 0 and q2["p50"] >= 100):
+    raise SystemExit("check failed: %r" % ((q2),))
+if not (q1["count"] == 0 or q1["p50"] < 20):
+    raise SystemExit("check failed: %r" % ((q1),))
 print("fwd001 read", r1[0]["bytes"], "| fwd002 read", r2[0]["bytes"], "write",
       w2[0]["bytes"], "queue p50", q2["p50"], ": ok")
 PYEOF

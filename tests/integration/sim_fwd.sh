@@ -33,22 +33,28 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 truth = [json.loads(l) for l in open(sys.argv[2])]
 n = int(sys.argv[3])
-assert truth == [dict(truth[0], kind="slow_fwd", node="fwd002", factor=0.5)], truth
+if not (truth == [dict(truth[0], kind="slow_fwd", node="fwd002", factor=0.5)]):
+    raise SystemExit("check failed: %r" % ((truth),))
 reads = {}
 for r in recs:
     if r["type"] == "fwd_req" and r["class"] == "read" and r["count"]:
         reads.setdefault(r["node"], []).append(r)
-assert sorted(reads) == ["fwd001", "fwd002"], sorted(reads)
+if not (sorted(reads) == ["fwd001", "fwd002"]):
+    raise SystemExit("check failed: %r" % ((sorted(reads)),))
 for node, want in (("fwd001", 1 << 30), ("fwd002", 1 << 29)):
     rs = reads[node]
-    assert len(rs) == n, (node, len(rs))
+    if not (len(rs) == n):
+        raise SystemExit("check failed: %r" % (((node, len(rs))),))
     for r in rs:
-        assert abs(r["bytes"] - want) <= want * 1e-6, (node, r["bytes"], want)
-        assert r["count"] == want >> 20, (node, r["count"])
+        if not (abs(r["bytes"] - want) <= want * 1e-6):
+            raise SystemExit("check failed: %r" % (((node, r["bytes"], want)),))
+        if not (r["count"] == want >> 20):
+            raise SystemExit("check failed: %r" % (((node, r["count"])),))
     print(node, "read bytes per window", rs[0]["bytes"], "ok")
 p1 = reads["fwd001"][-1]["proc"]["p50"]
 p2 = reads["fwd002"][-1]["proc"]["p50"]
-assert 1.9 * p1 <= p2 <= 2.1 * p1, (p1, p2)
+if not (1.9 * p1 <= p2 <= 2.1 * p1):
+    raise SystemExit("check failed: %r" % (((p1, p2)),))
 print("service time p50: fwd001", p1, "us, fwd002", p2, "us: ok")
 PYEOF
 echo "sim_fwd: ok"

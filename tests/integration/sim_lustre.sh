@@ -66,31 +66,41 @@ sacct = open(sys.argv[3]).read().splitlines()
 n = int(sys.argv[4])
 bw = 100 << 20
 slow = {t["target"]: t["factor"] for t in truth}
-assert slow == {"simfs-OST0001": 0.25}, slow
+if not (slow == {"simfs-OST0001": 0.25}):
+    raise SystemExit("check failed: %r" % ((slow),))
 ost = [r for r in recs if r["type"] == "ost"]
 for target, want in (("simfs-OST0000", bw), ("simfs-OST0001", int(bw * slow["simfs-OST0001"]))):
     whole = [r for r in ost if r["target"] == target and r["jobid"] == "" and r["client"] == ""]
     jobs = [r for r in ost if r["target"] == target and r["jobid"] != ""]
-    assert len(whole) == n, (target, len(whole))
-    assert all(r["read_bytes"] == want for r in whole), (target, [r["read_bytes"] for r in whole])
-    assert all(r["ops"]["read"] == (want + (1 << 20) - 1) >> 20 for r in whole), whole[0]["ops"]
+    if not (len(whole) == n):
+        raise SystemExit("check failed: %r" % (((target, len(whole))),))
+    if not (all(r["read_bytes"] == want for r in whole)):
+        raise SystemExit("check failed: %r" % (((target, [r["read_bytes"] for r in whole])),))
+    if not (all(r["ops"]["read"] == (want + (1 << 20) - 1) >> 20 for r in whole)):
+        raise SystemExit("check failed: %r" % ((whole[0]["ops"]),))
     got = sum(r["read_bytes"] for r in jobs)
-    assert got == want * n, (target, got, want * n)
+    if not (got == want * n):
+        raise SystemExit("check failed: %r" % (((target, got, want * n)),))
     print(target, "read_bytes per interval", want, "ok")
 # job ids: seed 7 numbers jobs from 8000, in submission order
 mds = [r for r in recs if r["type"] == "mds" and r["jobid"] == "8001"]
 per = 4 * 500
 mix = {"open": 25, "close": 25, "getattr": 30, "mknod": 10, "unlink": 10}
-assert len(mds) == n, len(mds)
+if not (len(mds) == n):
+    raise SystemExit("check failed: %r" % ((len(mds)),))
 for r in mds:
     for op, pct in mix.items():
-        assert r["ops"].get(op, 0) == per * pct // 100, (op, r["ops"])
+        if not (r["ops"].get(op, 0) == per * pct // 100):
+            raise SystemExit("check failed: %r" % (((op, r["ops"])),))
 print("mdt job ops per interval ok")
-assert sacct[0].startswith("JobID|JobName|User|"), sacct[0]
+if not (sacct[0].startswith("JobID|JobName|User|")):
+    raise SystemExit("check failed: %r" % ((sacct[0]),))
 rows = [l.split("|") for l in sacct[1:]]
 byname = {r[1]: r for r in rows}
-assert byname["ckpt"][6] == "cn[00001-00016]" and byname["ckpt"][11] == "RUNNING", byname["ckpt"]
-assert byname["storm"][6] == "cn[00017-00020]", byname["storm"]
+if not (byname["ckpt"][6] == "cn[00001-00016]" and byname["ckpt"][11] == "RUNNING"):
+    raise SystemExit("check failed: %r" % ((byname["ckpt"]),))
+if not (byname["storm"][6] == "cn[00017-00020]"):
+    raise SystemExit("check failed: %r" % ((byname["storm"]),))
 print("sacct ok")
 PYEOF
 echo "sim_lustre: ok"

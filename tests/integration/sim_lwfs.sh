@@ -50,11 +50,13 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 job, n = int(sys.argv[2]), int(sys.argv[3])
 reads = [r for r in recs if r["op"] == "read"]
-assert reads and all(r["job"] == job and r["node"] == "cn00001" for r in reads), \
-    {(r["job"], r["node"]) for r in reads}
+if not (reads and all(r["job"] == job and r["node"] == "cn00001" for r in reads)):
+    raise SystemExit("check failed: %r" % (({(r["job"], r["node"]) for r in reads}),))
 total = sum(r["count"] * r["size"] for r in reads)
-assert total == n * (100 << 20), (total, n * (100 << 20))
-assert all(r["size"] == 1 << 20 and r["stride"] in (0, 1 << 20) for r in reads), reads[0]
+if not (total == n * (100 << 20)):
+    raise SystemExit("check failed: %r" % (((total, n * (100 << 20))),))
+if not (all(r["size"] == 1 << 20 and r["stride"] in (0, 1 << 20) for r in reads)):
+    raise SystemExit("check failed: %r" % ((reads[0]),))
 print("cn00001: job", job, "reads", total, "bytes in", len(reads), "records: ok")
 PYEOF
 echo "sim_lwfs: ok"

@@ -33,20 +33,25 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 truth = [json.loads(l) for l in open(sys.argv[2])]
 n = int(sys.argv[3])
-assert len(truth) == 1 and truth[0]["kind"] == "md_storm" and \
-    truth[0]["node"] == "fwd002" and truth[0]["rate"] == 100000, truth
+if not (len(truth) == 1 and truth[0]["kind"] == "md_storm" and \
+    truth[0]["node"] == "fwd002" and truth[0]["rate"] == 100000):
+    raise SystemExit("check failed: %r" % ((truth),))
 by = {}
 for r in recs:
     if r["type"] == "fwd_req" and r["count"]:
         by.setdefault((r["node"], r["class"]), []).append(r)
 full = 8 * (100 << 20)
 r1 = by[("fwd001", "read")]
-assert len(r1) == n and all(r["bytes"] == full for r in r1), [r["bytes"] for r in r1]
+if not (len(r1) == n and all(r["bytes"] == full for r in r1)):
+    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r1]),))
 r2 = by[("fwd002", "read")]
-assert len(r2) == n and all(r["bytes"] < 0.75 * full for r in r2), [r["bytes"] for r in r2]
+if not (len(r2) == n and all(r["bytes"] < 0.75 * full for r in r2)):
+    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r2]),))
 meta = by[("fwd002", "meta")]
-assert len(meta) == n and all(r["count"] > 50000 for r in meta), [r["count"] for r in meta]
-assert ("fwd001", "meta") not in by
+if not (len(meta) == n and all(r["count"] > 50000 for r in meta)):
+    raise SystemExit("check failed: %r" % (([r["count"] for r in meta]),))
+if not (("fwd001", "meta") not in by):
+    raise SystemExit('check failed: ("fwd001", "meta") not in by')
 print("fwd001 read", r1[0]["bytes"], "| fwd002 read", r2[0]["bytes"],
       "with", meta[0]["count"], "metadata requests per window: ok")
 PYEOF

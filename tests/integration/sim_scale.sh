@@ -20,14 +20,14 @@ set -euo pipefail
 source "$BCN_SRC/tests/lib/sim.sh"
 # shellcheck source=tests/lib/servers.sh
 source "$BCN_SRC/tests/lib/servers.sh"
-trap 'bcn_cleanup; bcn_sim_cleanup' EXIT
+trap 'st=$?; bcn_cleanup || st=1; bcn_sim_cleanup; exit $st' EXIT
 LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
 TICKS=10
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-RP=$(bcn_free_port); PA=$(bcn_free_port); PB=$(bcn_free_port)
-bcn_start_redis "$T/redis" "$RP"
+bcn_alloc_port RP; bcn_alloc_port PA; bcn_alloc_port PB
+bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
 for s in A B; do
 	port=$PA; [ $s = B ] && port=$PB
 	cat > "$T/logsrv$s.conf" <<EOF
@@ -48,7 +48,8 @@ start_logsrv() { # A|B
 	BCN_PIDS+=("$!")
 }
 start_logsrv A; start_logsrv B
-bcn_wait_port "$PA"; bcn_wait_port "$PB"
+bcn_wait_port "$PA" "$PIDA" || fail "logsrvA did not listen"
+bcn_wait_port "$PB" "$PIDB" || fail "logsrvB did not listen"
 cat > "$T/shards" <<EOF
 shard cn[00001-00016] primary=127.0.0.1:$PA
 default primary=127.0.0.1:$PB

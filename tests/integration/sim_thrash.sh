@@ -43,39 +43,50 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 truth = [json.loads(l) for l in open(sys.argv[2])]
 first, ticks, start, dur, factor = map(int, sys.argv[3:8])
-assert len(truth) == 1 and truth[0]["kind"] == "cache_thrash" and \
-    truth[0]["node"] == "fwd002" and truth[0]["factor"] == factor, truth
+if not (len(truth) == 1 and truth[0]["kind"] == "cache_thrash" and \
+    truth[0]["node"] == "fwd002" and truth[0]["factor"] == factor):
+    raise SystemExit("check failed: %r" % ((truth),))
 # the file is striped over 4 of the 6 OSTs: the devices of the other two
 # never move, and beacon-fwdd sends no record for them
 alltargets = {"simfs-OST%04x" % i for i in range(6)}
 targets = sorted({r["target"] for r in recs if r["type"] == "fwd_rpc"})
-assert len(targets) == 4 and set(targets) < alltargets, targets
+if not (len(targets) == 4 and set(targets) < alltargets):
+    raise SystemExit("check failed: %r" % ((targets),))
 for node in ("fwd001", "fwd002"):
     mine = [r for r in recs if r["node"] == node]
     req = [r for r in mine if r["type"] == "fwd_req" and r["class"] == "read"]
     rpc = [r for r in mine if r["type"] == "fwd_rpc"]
     # one window per sample after the first; window k holds tick
     # first + k - 1 (0-based simulated second first + k - 1)
-    assert len(req) == ticks - 1, (node, len(req))
-    assert sorted({r["target"] for r in rpc}) == targets, rpc
-    assert len(rpc) == 4 * (ticks - 1), (node, len(rpc))
+    if not (len(req) == ticks - 1):
+        raise SystemExit("check failed: %r" % (((node, len(req))),))
+    if not (sorted({r["target"] for r in rpc}) == targets):
+        raise SystemExit("check failed: %r" % ((rpc),))
+    if not (len(rpc) == 4 * (ticks - 1)):
+        raise SystemExit("check failed: %r" % (((node, len(rpc))),))
     for k in range(ticks - 1):
         second = first + k
         thrash = node == "fwd002" and start <= second < start + dur
         asked = req[k]["bytes"]
         window = rpc[4 * k:4 * k + 4]
-        assert sorted(r["target"] for r in window) == targets, window
+        if not (sorted(r["target"] for r in window) == targets):
+            raise SystemExit("check failed: %r" % ((window),))
         read = sum(r["read_bytes"] for r in window)
         rpcs = sum(r["read_rpcs"] for r in window)
-        assert asked == 400 << 20, (node, second, asked)
+        if not (asked == 400 << 20):
+            raise SystemExit("check failed: %r" % (((node, second, asked)),))
         want = factor * asked if thrash else asked
         # the thrashing node's reads are whole RPCs of what it asked
         # times FACTOR; within an RPC per OST of it
-        assert abs(read - want) < 4 << 20, (node, second, read, want)
+        if not (abs(read - want) < 4 << 20):
+            raise SystemExit("check failed: %r" % (((node, second, read, want)),))
         if not thrash:
-            assert read == asked, (node, second, read, asked)
-        assert want >> 20 <= rpcs <= (want >> 20) + 4, (node, second, rpcs)
-        assert all(r["write_bytes"] == 0 for r in window), window
+            if not (read == asked):
+                raise SystemExit("check failed: %r" % (((node, second, read, asked)),))
+        if not (want >> 20 <= rpcs <= (want >> 20) + 4):
+            raise SystemExit("check failed: %r" % (((node, second, rpcs)),))
+        if not (all(r["write_bytes"] == 0 for r in window)):
+            raise SystemExit("check failed: %r" % ((window),))
         print(node, "second", second, "asked", asked, "read", read,
               "(x%g)" % (read / asked), "thrashing" if thrash else "", ": ok")
 PYEOF

@@ -40,16 +40,21 @@ removed=$("$CHECK" store "$URL" tpl 2 1 183 1704848400 0) || fail "store with 2 
 get "/_index_template/tpl-records" | json '
 t = d["index_templates"][0]["index_template"]
 s = t["template"]["settings"]["index"]
-assert s["number_of_shards"] == "2" and s["number_of_replicas"] == "1", s
-assert sorted(t["index_patterns"]) == sorted("tpl-%s-*" % l for l in
-    ["client", "forward", "ost", "mds", "switch", "job"]), t["index_patterns"]
+if not (s["number_of_shards"] == "2" and s["number_of_replicas"] == "1"):
+    raise SystemExit("check failed: %r" % ((s),))
+if not (sorted(t["index_patterns"]) == sorted("tpl-%s-*" % l for l in
+    ["client", "forward", "ost", "mds", "switch", "job"])):
+    raise SystemExit("check failed: %r" % ((t["index_patterns"]),))
 m = t["template"]["mappings"]
-assert m["dynamic"] == "strict" and m["properties"]["record"]["enabled"] is False, m
-assert m["properties"]["ts"]["type"] == "date", m
+if not (m["dynamic"] == "strict" and m["properties"]["record"]["enabled"] is False):
+    raise SystemExit("check failed: %r" % ((m),))
+if not (m["properties"]["ts"]["type"] == "date"):
+    raise SystemExit("check failed: %r" % ((m),))
 ' || fail "index template"
 get "/tpl-client-2024.01.10/_settings" | json '
 s = d["tpl-client-2024.01.10"]["settings"]["index"]
-assert s["number_of_shards"] == "2" and s["number_of_replicas"] == "1", s
+if not (s["number_of_shards"] == "2" and s["number_of_replicas"] == "1"):
+    raise SystemExit("check failed: %r" % ((s),))
 ' || fail "settings of a day index"
 
 # 4. retention: 3 days kept at 2024-01-10T01:00Z; other indices untouched
@@ -64,6 +69,7 @@ want = sorted(["ret-client-notadate", "ret-x-client-2020.01.01",
     "retother-client-2020.01.01", "ret-client-2020.02.30"] +
     ["ret-%s-%s" % (l, day) for l in ("client", "ost")
      for day in ("2024.01.07", "2024.01.09", "2024.01.10")])
-assert got == want, (got, want)
+if not (got == want):
+    raise SystemExit("check failed: %r" % (((got, want)),))
 ' || fail "indices left after expiry"
 echo "store_opensearch: all checks passed ($(($(date +%s) - start)) s)"

@@ -125,29 +125,37 @@ python3 - "$T/records" "$T/stats.json" <<'PY'
 import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1])]
 stats = json.loads(open(sys.argv[2]).read())
-assert stats["samples"] == 3 and stats["records"] == len(recs), stats
+if not (stats["samples"] == 3 and stats["records"] == len(recs)):
+    raise SystemExit("check failed: %r" % ((stats),))
 for r in recs:
-    assert r["type"] == "port" and r["layer"] == "switch", r
-    assert r["node"] == "hca-node", r
+    if not (r["type"] == "port" and r["layer"] == "switch"):
+        raise SystemExit("check failed: %r" % ((r),))
+    if not (r["node"] == "hca-node"):
+        raise SystemExit("check failed: %r" % ((r),))
 ts = sorted({r["t"] for r in recs})
-assert len(ts) == 2, ts                  # sample 1 only remembers
+if not (len(ts) == 2):
+    raise SystemExit("check failed: %r" % ((ts),))  # sample 1 only remembers
 s2 = {(r["switch"], r["port"]): r for r in recs if r["t"] == ts[0]}
 s3 = {(r["switch"], r["port"]): r for r in recs if r["t"] == ts[1]}
 # windows follow each other
 d2 = {r["dur"] for r in s2.values()}
-assert len(d2) == 1 and ts[0] + d2.pop() == ts[1], (ts, d2)
+if not (len(d2) == 1 and ts[0] + d2.pop() == ts[1]):
+    raise SystemExit("check failed: %r" % (((ts, d2)),))
 SW = "0x7cfe9003009ce5b0"
-assert set(s2) == {("hfi1_0", 1), ("mlx4_0", 1), ("mlx4_0", 2), ("mlx5_0", 1),
-                   ("mlx4_9", 1), ("mlx4_9", 2), (SW, 1), (SW, 2)}, sorted(s2)
-assert set(s3) == {("hfi1_0", 1), ("mlx4_0", 1), ("mlx4_0", 2), ("mlx5_1", 1),
-                   ("mlx4_9", 1), ("mlx4_9", 2), (SW, 1), (SW, 2)}, sorted(s3)
+if not (set(s2) == {("hfi1_0", 1), ("mlx4_0", 1), ("mlx4_0", 2), ("mlx5_0", 1),
+                   ("mlx4_9", 1), ("mlx4_9", 2), (SW, 1), (SW, 2)}):
+    raise SystemExit("check failed: %r" % ((sorted(s2)),))
+if not (set(s3) == {("hfi1_0", 1), ("mlx4_0", 1), ("mlx4_0", 2), ("mlx5_1", 1),
+                   ("mlx4_9", 1), ("mlx4_9", 2), (SW, 1), (SW, 2)}):
+    raise SystemExit("check failed: %r" % ((sorted(s3)),))
 def check(recs, key, **want):
     r = recs[key]
     full = {"xmit_bytes": 0, "rcv_bytes": 0, "xmit_pkts": 0, "rcv_pkts": 0,
             "xmit_wait": 0, "errors": {}}
     full.update(want)
     got = {k: r[k] for k in full}
-    assert got == full, (key, got, full)
+    if not (got == full):
+        raise SystemExit("check failed: %r" % (((key, got, full)),))
 check(s2, ("mlx4_0", 1), xmit_bytes=4000,
       rcv_bytes=(4294967295 - 2221223609) * 4, xmit_wait=1)
 check(s2, ("mlx4_0", 2), xmit_pkts=5)
@@ -195,6 +203,7 @@ for _ in $(seq 600); do [ -s "$T/ack.port" ] && break; sleep 0.05; done
 python3 - "$T/send.json" <<'PY'
 import json, sys
 s = json.loads(open(sys.argv[1]).read())
-assert s["samples"] == 3 and s["frames"] == 2 and s["send_errors"] == 0, s
+if not (s["samples"] == 3 and s["frames"] == 2 and s["send_errors"] == 0):
+    raise SystemExit("check failed: %r" % ((s),))
 PY
 echo "swd: ok"

@@ -44,26 +44,32 @@ os.mkdir(os.path.join(d, "sub"))
 os.rmdir(os.path.join(d, "sub"))
 print(h.hexdigest())
 PYEOF
-programs() { # dir, wrapper...
-	local d=$1
+# Runs one program of part 2 and checks its exit status itself: programs()
+# must not depend on set -e, which a caller's || or if would turn off.
+run() { # what, wrapper, job, command...
+	local what=$1 rc=0
 	shift
-	mkdir -p "$d/py"
-	"$@" 202 cp -r "$DATA" "$d/cp"
-	"$@" 203 tar -C "$DATA" --mtime=@0 --owner=0 --group=0 --sort=name \
-		-cf "$d/a.tar" .
-	mkdir "$d/untar"
-	"$@" 203 tar -C "$d/untar" -xf "$d/a.tar"
-	"$@" 204 sqlite3 "$d/db" "create table t(a, b);" \
+	"$@" || rc=$?
+	[ "$rc" -eq 0 ] || fail "$what: ${*:3} exited with status $rc"
+}
+programs() { # dir, wrapper...
+	local d=$1 w=$2
+	mkdir -p "$d/py" "$d/untar"
+	run "$w cp" "$w" 202 cp -r "$DATA" "$d/cp"
+	run "$w tar -c" "$w" 203 tar -C "$DATA" --mtime=@0 --owner=0 --group=0 \
+		--sort=name -cf "$d/a.tar" .
+	run "$w tar -x" "$w" 203 tar -C "$d/untar" -xf "$d/a.tar"
+	run "$w sqlite3" "$w" 204 sqlite3 "$d/db" "create table t(a, b);" \
 		"insert into t select value, printf('%08x', value * 2654435761 % 4294967296) from generate_series(1, 2000);" \
 		"select count(*), sum(a) from t;" > "$d/sqlite.out"
-	"$@" 204 sqlite3 "$d/db" .dump > "$d/dump.sql"
-	"$@" 205 "$PY" "$T/script.py" "$d/py" > "$d/py.out"
+	run "$w sqlite3 .dump" "$w" 204 sqlite3 "$d/db" .dump > "$d/dump.sql"
+	run "$w python" "$w" 205 "$PY" "$T/script.py" "$d/py" > "$d/py.out"
 }
 plain() { shift; "$@"; }
-programs "$T/plain" plain || fail "untraced programs"
-programs "$T/traced" traced || fail "traced programs"
-
+programs "$T/plain" plain
+programs "$T/traced" traced
 bcn_clientd_stop
+dbsize=$(stat -c %s "$T/traced/db")
 rm "$T/traced/db" "$T/plain/db"   # sqlite keeps page-level detail: .dump compares
 diff -r "$T/plain" "$T/traced" > "$T/diff" ||
 	fail "traced programs changed their output: $(head -20 "$T/diff")"
@@ -109,11 +115,53 @@ pids = {r["pid"] for r in recs if r["job"] == 201}
 if len(pids) < 3:
     print("tracee: records of %d processes, want 3 (parent, child, exec)" % len(pids))
     bad += 1
-for job in (202, 203, 204, 205):
-    n = sum(r["count"] for r in recs if r["job"] == job and r["op"] in ("read", "write"))
-    if n == 0:
-        print("job %d: no read or write records" % job)
-        bad += 1
+sys.exit(1 if bad else 0)
+PYEOF
+
+# (2) each job's records against what it did: every byte cp, tar and the
+# script moved, file by file; sqlite3 wrote at least its database.
+"$PY" - "$T/records.jsonl" "$DATA" "$T/traced" "$dbsize" <<'PYEOF' || fail "records of part 2"
+import collections, json, os, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+data, d, dbsize = sys.argv[2], sys.argv[3], int(sys.argv[4])
+paths, moved = {}, collections.Counter()
+for r in recs:
+    if r["op"] == "open" and r["path"]:
+        paths[(r["pid"], r["file"])] = r["path"]
+for r in recs:
+    if r["op"] in ("read", "write") and r["job"] in (202, 203, 204, 205):
+        p = paths.get((r["pid"], r["file"]), "?")
+        moved[(r["job"], r["op"], p)] += r["count"] * r["size"]
+def files(root):
+    for dp, _, names in os.walk(root):
+        for n in names:
+            p = os.path.join(dp, n)
+            yield os.path.relpath(p, root), os.path.getsize(p)
+want = collections.Counter()
+for rel, size in files(data):
+    want[(202, "read", os.path.join(data, rel))] += size
+    want[(202, "write", os.path.join(d, "cp", rel))] += size
+    want[(203, "read", os.path.join(data, rel))] += size
+    want[(203, "write", os.path.join(d, "untar", rel))] += size
+tar = os.path.getsize(os.path.join(d, "a.tar"))
+want[(203, "write", os.path.join(d, "a.tar"))] = tar
+want[(203, "read", os.path.join(d, "a.tar"))] = tar
+for i in range(50):
+    want[(205, "write", os.path.join(d, "py", "f%d" % i))] = 1000 * i + 1
+    want[(205, "read", os.path.join(d, "py", "f%d.done" % i))] = 1000 * i + 1
+want = +want
+bad = 0
+for k in sorted(set(want) | {k for k in moved if k[0] != 204}):
+    if k[0] in (202, 203) or k[0] == 205 and k[2].startswith(os.path.join(d, "py")):
+        if moved[k] != want[k]:
+            print("job %d %s %s: %d bytes traced, want %d" % (k + (moved[k], want[k])))
+            bad += 1
+db = os.path.join(d, "db")
+if moved[(204, "write", db)] < dbsize or moved[(204, "read", db)] == 0:
+    print("job 204 (sqlite3): wrote %d bytes of a %d-byte database, read %d" %
+          (moved[(204, "write", db)], dbsize, moved[(204, "read", db)]))
+    bad += 1
+print("part 2: %d byte counts compared, %d wrong" % (len(want), bad))
 sys.exit(1 if bad else 0)
 PYEOF
 echo "tracer_programs: ok"

@@ -14,10 +14,10 @@ PACE_MS=10
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-R1=$(bcn_free_port); R2=$(bcn_free_port); P1=$(bcn_free_port); P2=$(bcn_free_port)
-bcn_start_redis "$T/redis1" "$R1"
+bcn_alloc_port R1; bcn_alloc_port R2; bcn_alloc_port P1; bcn_alloc_port P2
+bcn_start_redis "$T/redis1" "$R1" || fail "redis did not listen"
 R1PID=$REDIS_PID
-bcn_start_redis "$T/redis2" "$R2"
+bcn_start_redis "$T/redis2" "$R2" || fail "redis did not listen"
 
 cat > "$T/shardmap" <<EOF
 shard cn[001-008] primary=127.0.0.1:$P1 fallback=127.0.0.1:$P2
@@ -30,7 +30,7 @@ start_logsrv() { # name port redis_port
 		--stats-interval 1s >> "$T/$1.log" 2>&1 &
 	eval "${1}_PID=$!"
 	BCN_PIDS+=("$!")
-	bcn_wait_port "$2"
+	bcn_wait_port "$2" "$!" || fail "log server $1 did not listen"
 }
 start_logsrv primary "$P1" "$R1"
 start_logsrv fallback "$P2" "$R2"
@@ -54,6 +54,41 @@ start_stream() { # node
 	STREAM_PID=$!
 }
 
+# Waits (bounded) until the stream of NODE reports N acknowledged frames;
+# fails if it ends first, so that a fault placed after this lands mid-stream.
+wait_acked() { # node frames
+	local n
+	for _ in $(seq 1 600); do
+		n=$(grep -o "acked_frames=[0-9]*" "$T/$1.stream.log" 2>/dev/null | tail -n 1 | cut -d= -f2 || true)
+		[ "${n:-0}" -ge "$2" ] && return 0
+		kill -0 "$STREAM_PID" 2>/dev/null || fail "$1: the stream ended before $2 frames were acknowledged"
+		sleep 0.05
+	done
+	fail "$1: $2 frames were never acknowledged"
+}
+
+# Remembers how long the log of server NAME is, for log_since.
+log_mark() { # name
+	eval "${1}_MARK=$(wc -l < "$T/$1.log")"
+}
+
+# Succeeds if the log of server NAME has a line matching PATTERN (grep -E)
+# written since the last log_mark.
+log_since() { # name pattern
+	local m
+	eval "m=\${${1}_MARK:-0}"
+	tail -n "+$((m + 1))" "$T/$1.log" | grep -Eq "$2"
+}
+
+# Waits (bounded) until log_since NAME PATTERN holds.
+wait_log() { # name pattern
+	for _ in $(seq 1 600); do
+		log_since "$1" "$2" && return 0
+		sleep 0.05
+	done
+	fail "$1 never logged /$2/"
+}
+
 queues_empty() {
 	for _ in $(seq 1 600); do
 		if [ "$(bcn_redis "$R1" LLEN bcn:queue 2>/dev/null)" = 0 ] &&
@@ -65,15 +100,18 @@ queues_empty() {
 	fail "queues in Redis were not flushed"
 }
 
-check() { # scenario node
+# Checks that every record NODE's stream sent is in the store exactly once,
+# and that each EXPECT (counter>=N or counter==N, of the stream's sender
+# counters) holds: the evidence that the scenario's fault took effect.
+check() { # scenario node [expect...]
 	if [ -n "$STREAM_PID" ]; then
 		wait "$STREAM_PID" || fail "$1: the stream did not finish: $(cat "$T/$2.out" "$T/$2.stream.log")"
 		STREAM_PID=
 	fi
 	queues_empty
 	"$BEACON" query --config "$T/store.conf" --layer client --entity "$2" > "$T/$2.records"
-	python3 - "$1" "$T/$2.out" "$T/$2.records" "$((FRAMES * PER))" <<'PY'
-import json, sys
+	python3 - "$1" "$T/$2.out" "$T/$2.records" "$((FRAMES * PER))" "${@:3}" <<'PY' || fail "$1"
+import json, re, sys
 scenario, out, recs, sent = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 st = json.loads(open(out).read())
 offsets = [json.loads(l)["offset"] for l in open(recs)]
@@ -84,8 +122,18 @@ print(json.dumps({"scenario": scenario, "sent": sent, "stored": len(offsets),
                   "duplicates_dropped": st["duplicates"], "resent": st["resent"],
                   "reconnects": st["reconnects"], "lost": lost,
                   "stored_twice": dup_stored}))
-assert st["submitted_records"] == sent and st["dropped_records"] == 0, st
-assert lost == 0 and dup_stored == 0 and len(offsets) == sent, (lost, dup_stored)
+if not (st["submitted_records"] == sent and st["dropped_records"] == 0):
+    raise SystemExit("check failed: %r" % ((st),))
+if not (lost == 0 and dup_stored == 0 and len(offsets) == sent):
+    raise SystemExit("check failed: %r" % (((lost, dup_stored)),))
+for e in sys.argv[5:]:
+    m = re.fullmatch(r"(\w+)(>=|==)(\d+)", e)
+    if not m or m.group(1) not in st:
+        raise SystemExit("%s: bad expectation %r" % (scenario, e))
+    got, want = st[m.group(1)], int(m.group(3))
+    if not (got >= want if m.group(2) == ">=" else got == want):
+        raise SystemExit("%s: the fault did not take effect: %s is %d, want %s%d"
+                         % (scenario, m.group(1), got, m.group(2), want))
 PY
 }
 

@@ -2,7 +2,9 @@
  * sender library, at a steady pace, so that faults can be injected while
  * it runs; then flushes and prints the sender's counters as one JSON line.
  * Record i (from 0) is an io record with offset i, so that a check can
- * find every record in the store exactly once.
+ * find every record in the store exactly once. After each frame it writes
+ * "progress: acked_frames=N" to stderr, so that a test can place a fault
+ * once N frames were acknowledged.
  *
  * usage: stream CONFIG FRAMES RECORDS_PER_FRAME INTERVAL_MS
  * CONFIG uses the sender's keys (node, server, shardmap, key_file, send_*). */
@@ -90,6 +92,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "stream: submit: %s\n", bcn_strerror(rc));
 			return 1;
 		}
+		bcn_sender_stats(s, &st);
+		fprintf(stderr, "progress: acked_frames=%" PRIu64 "\n",
+			st.acked_frames);
 		if (pace > 0)
 			sleep_ms(pace);
 	}
