@@ -4,7 +4,7 @@
  * file from the first of these that has it, as Lustre versions moved
  * them), reads stats, rpc_stats and, when rpc_stats lacks the RPCs in
  * flight, import, and emits one fwd_rpc record of per-interval deltas per
- * target (docs/collectors-forwarder.md). */
+ * target (docs/collectors.md, "beacon-fwdd"). */
 #ifndef BCN_FWDRPC_H
 #define BCN_FWDRPC_H
 
