@@ -19,19 +19,19 @@ python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
 
 # 1. ceiling: Redis alone, same frames and script, pipelined
-RP=$(bcn_free_port)
+bcn_alloc_port RP
 bcn_start_redis "$T/redis-ceiling" "$RP"
 "$BUILD/bench/ingest_bench" ceiling "$RP" "$CONNS" "$FRAMES" "$RECORDS" | tee "$T/ceiling.json"
 bcn_stop "$REDIS_PID"
 
 # 2. the log server (flusher off, so only ingest is measured)
-RP=$(bcn_free_port); LP=$(bcn_free_port)
+bcn_alloc_port RP; bcn_alloc_port LP
 bcn_start_redis "$T/redis" "$RP"
 "$BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LP" --auth-key-file "$T/key" \
 	--redis-port "$RP" --no-flusher --log-level warning > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
-bcn_wait_port "$LP"
+bcn_wait_port "$LP" "$LPID"
 "$BUILD/bench/ingest_bench" logsrv "127.0.0.1:$LP" "$T/key" "$CONNS" "$FRAMES" "$RECORDS" | tee "$T/logsrv.json"
 bcn_stop "$LPID"
 
@@ -51,7 +51,7 @@ drain() { # label, extra logsrv args...
 	local label=$1; shift
 	local n0 t0 t1 LP2
 	n0=$(bcn_redis "$RP" LLEN bcn:queue)
-	LP2=$(bcn_free_port)
+	bcn_alloc_port LP2
 	t0=$(date +%s.%N)
 	"$BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LP2" --auth-key-file "$T/key" \
 		--redis-port "$RP" --flush-idle 5ms --log-level warning "$@" >> "$T/logsrv.log" 2>&1 &

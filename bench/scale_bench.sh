@@ -48,12 +48,12 @@ run_size() {
 	C=$((N + F + O + M + S))
 	L=$(ceil_div "$C" "$PER_PROC"); P=$L
 	mkdir -p "$D"
-	local RP; RP=$(bcn_free_port)
+	local RP; bcn_alloc_port RP
 	bcn_start_redis "$D/redis" "$RP"
 	local ports=() lpids=() spids=()
 	: > "$D/shards"
 	for ((k = 0; k < L; k++)); do
-		local port; port=$(bcn_free_port); ports+=("$port")
+		local port; bcn_alloc_port port; ports+=("$port")
 		cat > "$D/logsrv$k.conf" <<EOF
 listen = 127.0.0.1:$port
 name = logsrv$k
@@ -75,7 +75,7 @@ EOF
 			$((k * S / L + 1)) $(((k + 1) * S / L)) "$port" >> "$D/shards"
 	done
 	echo "default primary=127.0.0.1:${ports[0]}" >> "$D/shards"
-	for port in "${ports[@]}"; do bcn_wait_port "$port"; done
+	for ((k = 0; k < L; k++)); do bcn_wait_port "${ports[$k]}" "${lpids[$k]}"; done
 	cat > "$D/sim.conf" <<EOF
 out = $D/sim
 compute = $N
