@@ -28,6 +28,9 @@ struct bcn_logsrv_config {
 	char auth_key_file[PATH_MAX];
 	bool auth_required;
 	uint64_t max_connections;
+	uint64_t max_preauth;                   /* unauthenticated connections */
+	uint64_t max_preauth_per_peer;          /* of them, from one address */
+	uint64_t fd_reserve;                    /* descriptors kept back */
 	uint64_t max_frame;                     /* body bytes */
 	uint64_t max_raw;
 	uint64_t max_records;

@@ -274,11 +274,13 @@ static void on_script(redisAsyncContext *ac, void *reply, void *priv)
 	bcn_redisq_flush(q);
 }
 
+/* The value of a CONFIG GET reply, or NULL when the reply is not one
+ * (no reply: the connection failed or timed out; an error reply). */
 static const char *config_value(const redisReply *r)
 {
 	if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
 	    r->element[1]->type != REDIS_REPLY_STRING)
-		return "?";
+		return NULL;
 	return r->element[1]->str;
 }
 
@@ -288,6 +290,12 @@ static void on_check(redisAsyncContext *ac, void *reply, void *priv)
 	const char *what = priv, *v = config_value(reply);
 	const char *want = !strcmp(what, "appendonly") ? "yes" : "always";
 
+	if (q->failed)
+		return;
+	if (!v) {       /* a connection problem, not a wrong setting */
+		redis_fail(q, "CONFIG GET", reply);
+		return;
+	}
 	if (strcmp(v, want) == 0 || !q->cfg.require_fsync)
 		return;
 	BCN_ERR("Redis %s is '%s', not '%s': acknowledged frames would not "

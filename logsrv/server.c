@@ -28,14 +28,14 @@
 #define TICK_MS 100
 #define MAX_EVENTS 256
 #define READ_CHUNK (64u << 10)
-#define OUT_MAX (4u << 20)              /* unread answers before we give up */
-#define HANDSHAKE_BODY_MAX 4096
-#define SHRINK_ABOVE (256u << 10)
+#define ACCEPT_PAUSE_MS 1000            /* accepts stop this long on EMFILE */
+#define FDS_BASE 16                     /* stdio, epoll, timer, listener, log */
 #define DRAIN_MS 10000
 #define STATS_MAX 24                    /* fields in one publication */
 #define STATS_LINE_MAX 1024
 
 static void pressure_check(struct bcn_srv *s);
+static void conn_close(struct bcn_srv *s, struct bcn_conn *c, const char *why);
 
 static int ep_set(struct bcn_srv *s, int fd, void *ptr, uint32_t ev, int op)
 {
@@ -109,17 +109,62 @@ static struct bcn_conn *conn_lookup(struct bcn_srv *s, int fd, uint64_t id)
 	return s->conns[fd]->id == id ? s->conns[fd] : NULL;
 }
 
+/* The pre-auth list: unauthenticated connections in order of arrival, so
+ * the oldest is at its head (handshake deadlines, eviction). */
+static void preauth_link(struct bcn_srv *s, struct bcn_conn *c)
+{
+	c->prev = s->preauth_tail;
+	c->next = NULL;
+	if (s->preauth_tail)
+		s->preauth_tail->next = c;
+	else
+		s->preauth_head = c;
+	s->preauth_tail = c;
+	c->preauth = true;
+	s->npreauth++;
+}
+
+static void preauth_unlink(struct bcn_srv *s, struct bcn_conn *c)
+{
+	if (!c->preauth)
+		return;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->preauth_head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		s->preauth_tail = c->prev;
+	c->prev = c->next = NULL;
+	c->preauth = false;
+	s->npreauth--;
+}
+
+/* Puts the listener back into the loop after a shortage of descriptors. */
+static void accept_resume(struct bcn_srv *s)
+{
+	if (!s->accept_off || s->draining)
+		return;
+	if (ep_set(s, s->lfd, &s->listen_ev, EPOLLIN, EPOLL_CTL_ADD) == 0)
+		s->accept_off = false;
+}
+
 static void conn_close(struct bcn_srv *s, struct bcn_conn *c, const char *why)
 {
-	if (why)
+	if (why && c->state == BCN_CONN_READY)
 		BCN_INFO("closing %s (%s): %s", c->peer, c->node[0] ? c->node : "-", why);
+	else if (why)   /* anyone can make these: rate-limited */
+		bcn_complain(&s->close_complaint, BCN_LOG_INFO,
+			     "closing %s (unauthenticated): %s", c->peer, why);
+	preauth_unlink(s, c);
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	s->conns[c->fd] = NULL;
-	bcn_buf_free(&c->in);
-	bcn_buf_free(&c->out);
+	bcn_conn_release(c);
 	free(c);
 	s->st->conns_open--;
+	accept_resume(s);
 }
 
 static void conn_interest(struct bcn_srv *s, struct bcn_conn *c)
@@ -170,8 +215,8 @@ static int conn_flush(struct bcn_srv *s, struct bcn_conn *c)
 static void conn_ack(struct bcn_srv *s, struct bcn_conn *c, uint64_t seq,
 		     enum bcn_ack_status status)
 {
-	if (bcn_frame_ack_encode(seq, status, s->cfg->name, &c->out)) {
-		conn_close(s, c, "acknowledgements not read");
+	if (bcn_conn_ack(&s->cx, c, seq, status)) {
+		conn_close(s, c, c->why);
 		return;
 	}
 	if (!c->dirty) {
@@ -193,178 +238,152 @@ static void flush_dirty(struct bcn_srv *s)
 	s->ndirty = 0;
 }
 
+/* Out of descriptors (EMFILE, ENFILE) or memory: accepting again at once
+ * would fail again, so the listener leaves the loop until a connection
+ * closes or ACCEPT_PAUSE_MS have passed. */
+static void accept_pause(struct bcn_srv *s, int err)
+{
+	bcn_complain(&s->accept_complaint, BCN_LOG_WARNING,
+		     "accept: %s; not accepting for a while", strerror(err));
+	if (epoll_ctl(s->ep, EPOLL_CTL_DEL, s->lfd, NULL) == 0)
+		s->accept_off = true;
+	s->accept_resume_ms = s->now_ms + ACCEPT_PAUSE_MS;
+}
+
+static bool same_host(const struct sockaddr_storage *a,
+		      const struct sockaddr_storage *b)
+{
+	const struct sockaddr_in *a4 = (const void *)a, *b4 = (const void *)b;
+	const struct sockaddr_in6 *a6 = (const void *)a, *b6 = (const void *)b;
+
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	if (a->ss_family == AF_INET6)
+		return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+	return true;
+}
+
+/* Decides whether a connection from sa may be taken. Returns NULL, or why
+ * not. At max_preauth the oldest unauthenticated connection is closed, so
+ * that stalled handshakes cannot keep new collectors out. */
+static const char *admit(struct bcn_srv *s, const struct sockaddr_storage *sa)
+{
+	uint64_t same = 0;
+
+	if (s->draining)
+		return "shutting down";
+	if (s->st->conns_open >= s->max_conns)
+		return "max_connections reached";
+	if (!s->have_key)
+		return NULL;
+	for (struct bcn_conn *c = s->preauth_head; c; c = c->next)
+		same += same_host(&c->addr, sa);
+	if (same >= s->cfg->max_preauth_per_peer)
+		return "max_preauth_per_peer reached for its address";
+	if (s->npreauth >= s->cfg->max_preauth)
+		conn_close(s, s->preauth_head, "max_preauth reached: the oldest "
+			   "handshake makes room");
+	return NULL;
+}
+
+/* Registers the accepted fd as a connection. Returns 0 or -1 (fd closed). */
+static int conn_open(struct bcn_srv *s, int fd, const struct sockaddr_storage *sa,
+		     socklen_t sl)
+{
+	char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
+	struct bcn_conn *c = calloc(1, sizeof(*c));
+	int one = 1;
+
+	if (!c || (size_t)fd >= s->conns_cap) {
+		free(c);
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	getnameinfo((const struct sockaddr *)sa, sl, host, sizeof(host), port,
+		    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
+	c->ev.type = BCN_EV_CONN;
+	c->fd = fd;
+	c->id = ++s->next_id;
+	c->addr = *sa;
+	snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
+	c->events = EPOLLIN | EPOLLRDHUP;
+	if (bcn_conn_start(&s->cx, c, s->now_ms) ||
+	    ep_set(s, fd, c, c->events, EPOLL_CTL_ADD)) {
+		bcn_conn_release(c);
+		free(c);
+		close(fd);
+		return -1;
+	}
+	s->conns[fd] = c;
+	if (c->state != BCN_CONN_READY)
+		preauth_link(s, c);
+	s->st->conns_accepted++;
+	s->st->conns_open++;
+	BCN_DEBUG("connection from %s", c->peer);
+	return 0;
+}
+
 static void accept_all(struct bcn_srv *s)
 {
-	for (;;) {
+	while (!s->accept_off) {
 		struct sockaddr_storage sa;
 		socklen_t sl = sizeof(sa);
-		char host[INET6_ADDRSTRLEN] = "?", port[8] = "?";
-		int one = 1, fd;
-		struct bcn_conn *c;
+		const char *why;
+		int fd = accept4(s->lfd, (struct sockaddr *)&sa, &sl,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		fd = accept4(s->lfd, (struct sockaddr *)&sa, &sl,
-			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				accept_pause(s, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 				bcn_complain(&s->accept_complaint, BCN_LOG_WARNING,
 					     "accept: %s", strerror(errno));
 			return;
 		}
-		if (s->draining || s->st->conns_open >= s->cfg->max_connections ||
-		    (size_t)fd >= s->conns_cap || !(c = calloc(1, sizeof(*c)))) {
+		why = admit(s, &sa);
+		if (why) {
 			s->st->conns_refused++;
 			bcn_complain(&s->accept_complaint, BCN_LOG_WARNING,
-				     "refusing a connection: %" PRIu64 " open (max %" PRIu64 ")",
-				     (uint64_t)s->st->conns_open, s->cfg->max_connections);
+				     "refusing a connection (%" PRIu64 " open, %" PRIu64
+				     " unauthenticated): %s", (uint64_t)s->st->conns_open,
+				     s->npreauth, why);
 			close(fd);
 			continue;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		getnameinfo((struct sockaddr *)&sa, sl, host, sizeof(host), port,
-			    sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV);
-		c->ev.type = BCN_EV_CONN;
-		c->fd = fd;
-		c->id = ++s->next_id;
-		snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
-		c->state = s->have_key ? BCN_CONN_HELLO : BCN_CONN_READY;
-		if (s->have_key)
-			bcn_auth_server_init(&c->auth, &s->key, s->cfg->name);
-		bcn_buf_init(&c->in, (size_t)s->cfg->max_frame + BCN_FRAME_HDR_LEN);
-		bcn_buf_init(&c->out, OUT_MAX);
-		c->last_ms = s->now_ms;
-		c->events = EPOLLIN | EPOLLRDHUP;
-		s->conns[fd] = c;
-		if (ep_set(s, fd, c, c->events, EPOLL_CTL_ADD)) {
-			s->conns[fd] = NULL;
-			bcn_buf_free(&c->in);
-			bcn_buf_free(&c->out);
-			free(c);
-			close(fd);
-			continue;
-		}
-		s->st->conns_accepted++;
-		s->st->conns_open++;
-		BCN_DEBUG("connection from %s", c->peer);
+		conn_open(s, fd, &sa, sl);
 	}
 }
 
-/* Handshake frames, before any data. Returns 0, or -1 to close. */
-static int handle_handshake(struct bcn_srv *s, struct bcn_conn *c)
-{
-	int rc = bcn_auth_server_step(&c->auth, &s->frame, &c->out);
-
-	if (rc < 0 || rc == BCN_AUTH_PASS) {
-		s->st->auth_failures++;
-		BCN_WARN("authentication failed for %s (node '%s'): %s", c->peer,
-			 s->frame.node, rc < 0 ? bcn_strerror(rc) : "data before WELCOME");
-		return -1;
-	}
-	if (c->auth.state == BCN_AUTH_ESTABLISHED) {
-		c->state = BCN_CONN_READY;
-		snprintf(c->node, sizeof(c->node), "%s", c->auth.node);
-		BCN_INFO("%s authenticated as %s", c->peer, c->node);
-	} else {
-		c->state = BCN_CONN_AUTH;
-	}
-	return 0;
-}
-
-static int handle_data(struct bcn_srv *s, struct bcn_conn *c,
+/* The submit hook of the connections: DATA frames go to the Redis queue. */
+static int conn_submit(void *arg, struct bcn_conn *c, const struct bcn_frame *f,
 		       const uint8_t *p, size_t len)
 {
-	struct bcn_frame *f = &s->frame;
-	int rc;
+	struct bcn_srv *s = arg;
+	int rc = bcn_redisq_submit(s->q, f->node, f->hdr.seq, p, len, c->fd, c->id);
 
-	if (c->node[0] && strcmp(c->node, f->node) != 0) {
-		BCN_WARN("%s: authenticated as %s but sent a frame as %s", c->peer,
-			 c->node, f->node);
-		return -1;
-	}
-	s->st->frames_in++;
-	s->st->bytes_in += len;
-	rc = bcn_frame_validate(f);
-	if (rc) {
-		s->st->frames_rejected++;
-		bcn_complain(&s->bad_frame_complaint, BCN_LOG_WARNING,
-			     "rejected frame %" PRIu64 " from %s (%s): %s",
-			     f->hdr.seq, f->node, c->peer, bcn_strerror(rc));
-		conn_ack(s, c, f->hdr.seq, BCN_ACK_REJECTED);
-		return 0;
-	}
-	s->st->records_in += f->hdr.count;
-	rc = bcn_redisq_submit(s->q, f->node, f->hdr.seq, p, len, c->fd, c->id);
 	if (rc) {
 		BCN_ERR("cannot queue frame from %s: %s", f->node, bcn_strerror(rc));
-		return -1;
+		return rc;
 	}
 	c->inflight++;
 	pressure_check(s);
 	return 0;
 }
 
-/* Decodes one frame at p. Returns bytes consumed, 0 when more bytes are
- * needed, or -1 when the connection must be closed. */
-static ssize_t handle_frame(struct bcn_srv *s, struct bcn_conn *c,
-			    const uint8_t *p, size_t len)
-{
-	const struct bcn_frame_limits *lim =
-		c->state == BCN_CONN_READY ? &s->lim : &s->hs_lim;
-	size_t used;
-	int rc = bcn_frame_open(&s->frame, p, len, lim, &used);
-
-	if (rc == -BCN_ETRUNC)
-		return 0;
-	if (rc == -BCN_ECORRUPT && used == 0 && len >= BCN_FRAME_HDR_LEN &&
-	    s->frame.hdr.kind == BCN_FRAME_DATA && c->state == BCN_CONN_READY) {
-		/* envelope intact, content bad: reject and go on */
-		used = BCN_FRAME_HDR_LEN + s->frame.hdr.body_len;
-		s->st->frames_rejected++;
-		conn_ack(s, c, s->frame.hdr.seq, BCN_ACK_REJECTED);
-		return s->conns[c->fd] == c ? (ssize_t)used : -1;
-	}
-	if (rc) {
-		s->st->frames_bad++;
-		bcn_complain(&s->bad_frame_complaint, BCN_LOG_WARNING,
-			     "bad frame from %s (%s): %s; closing", c->peer,
-			     c->node[0] ? c->node : "unauthenticated", bcn_strerror(rc));
-		return -1;
-	}
-	if (c->state != BCN_CONN_READY)
-		rc = handle_handshake(s, c);
-	else if (s->frame.hdr.kind == BCN_FRAME_DATA)
-		rc = handle_data(s, c, p, used);
-	else
-		rc = -1;        /* handshake frames after WELCOME, or ACKs */
-	if (rc || s->conns[c->fd] != c)
-		return -1;
-	return (ssize_t)used;
-}
-
 /* Parses every complete frame in c->in. Returns 0 or -1 (closed). */
 static int conn_parse(struct bcn_srv *s, struct bcn_conn *c)
 {
-	size_t off = 0;
-
-	while (off < c->in.len && !c->paused) {
-		ssize_t n = handle_frame(s, c, c->in.data + off, c->in.len - off);
-
-		if (n < 0) {
-			if (s->conns[c->fd] == c)
-				conn_close(s, c, "protocol error");
-			return -1;
-		}
-		if (n == 0)
-			break;
-		off += (size_t)n;
+	if (bcn_conn_parse(&s->cx, c)) {
+		if (s->conns[c->fd] == c)
+			conn_close(s, c, c->why);
+		return -1;
 	}
-	if (off) {
-		memmove(c->in.data, c->in.data + off, c->in.len - off);
-		c->in.len -= off;
-	}
-	if (c->in.len == 0 && c->in.cap > SHRINK_ABOVE) {
-		bcn_buf_free(&c->in);
-		bcn_buf_init(&c->in, (size_t)s->cfg->max_frame + BCN_FRAME_HDR_LEN);
-	}
+	if (c->state == BCN_CONN_READY)
+		preauth_unlink(s, c);
 	return conn_flush(s, c);
 }
 
@@ -387,9 +406,10 @@ static void conn_read(struct bcn_srv *s, struct bcn_conn *c)
 			break;
 		if (n <= 0) {
 			if (c->in.len)
-				BCN_WARN("%s (%s) closed in the middle of a frame "
-					 "(%zu bytes dropped; the sender resends)",
-					 c->peer, c->node, c->in.len);
+				bcn_complain(&s->close_complaint, BCN_LOG_WARNING,
+					     "%s (%s) closed in the middle of a frame "
+					     "(%zu bytes dropped; the sender resends)",
+					     c->peer, c->node[0] ? c->node : "-", c->in.len);
 			conn_close(s, c, n < 0 ? strerror(errno) : NULL);
 			return;
 		}
@@ -473,19 +493,21 @@ static int redisq_open(struct bcn_srv *s)
 				 &s->st->redisq, &s->q);
 }
 
+/* The handshake is a deadline from accept, whatever the peer sends; the
+ * pre-auth list is in order of arrival, so only its expired head is
+ * looked at. Authenticated connections may close when idle. */
 static void check_timeouts(struct bcn_srv *s)
 {
+	while (s->preauth_head &&
+	       s->now_ms - s->preauth_head->accept_ms > s->cfg->handshake_timeout_ms)
+		conn_close(s, s->preauth_head, "handshake not done in handshake_timeout");
+	if (s->cfg->idle_timeout_ms <= 0)
+		return;
 	for (size_t fd = 0; fd < s->conns_cap; fd++) {
 		struct bcn_conn *c = s->conns[fd];
-		int64_t idle;
 
-		if (!c)
-			continue;
-		idle = s->now_ms - c->last_ms;
-		if (c->state != BCN_CONN_READY && idle > s->cfg->handshake_timeout_ms)
-			conn_close(s, c, "handshake timed out");
-		else if (s->cfg->idle_timeout_ms > 0 && idle > s->cfg->idle_timeout_ms &&
-			 c->inflight == 0)
+		if (c && c->state == BCN_CONN_READY && c->inflight == 0 &&
+		    s->now_ms - c->last_ms > s->cfg->idle_timeout_ms)
 			conn_close(s, c, "idle");
 	}
 }
@@ -593,24 +615,52 @@ static void on_tick(struct bcn_srv *s, int64_t *last_slow)
 		*last_slow = s->now_ms;
 		check_timeouts(s);
 	}
+	if (s->accept_off && s->now_ms >= s->accept_resume_ms)
+		accept_resume(s);
 	if (s->now_ms - s->last_stats_ms >= s->cfg->stats_interval_ms) {
 		s->last_stats_ms = s->now_ms;
 		publish_stats(s, false);
 	}
 }
 
-static int setup(struct bcn_srv *s)
+/* Raises the open-file limit to its maximum and clamps max_connections to
+ * it, keeping fd_reserve descriptors for Redis, the store and the flusher
+ * (and FDS_BASE for the server's own). Returns 0 or -EMFILE. */
+static int size_connections(struct bcn_srv *s)
 {
-	struct itimerspec its = { { 0, TICK_MS * 1000000 }, { 0, TICK_MS * 1000000 } };
+	uint64_t reserve = s->cfg->fd_reserve + FDS_BASE, nofile;
 	struct rlimit rl;
-	int rc;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	s->conns_cap = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20)
-		       ? (size_t)rl.rlim_cur : (1u << 20);
+	nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (1u << 20)
+		 ? (uint64_t)rl.rlim_cur : (1u << 20);
+	s->conns_cap = (size_t)nofile;
+	if (nofile <= reserve) {
+		BCN_ERR("the open-file limit (%" PRIu64 ") leaves no descriptor for "
+			"connections after fd_reserve (%" PRIu64 ") and the server's own",
+			nofile, s->cfg->fd_reserve);
+		return -EMFILE;
+	}
+	s->max_conns = s->cfg->max_connections;
+	if (s->max_conns > nofile - reserve) {
+		s->max_conns = nofile - reserve;
+		BCN_NOTICE("max_connections is %" PRIu64 ": the open-file limit %"
+			   PRIu64 " less fd_reserve %" PRIu64 " and %d for the server",
+			   s->max_conns, nofile, s->cfg->fd_reserve, FDS_BASE);
+	}
+	return 0;
+}
+
+static int setup(struct bcn_srv *s)
+{
+	struct itimerspec its = { { 0, TICK_MS * 1000000 }, { 0, TICK_MS * 1000000 } };
+	int rc = size_connections(s);
+
+	if (rc)
+		return rc;
 	s->conns = calloc(s->conns_cap, sizeof(*s->conns));
 	s->dirty = calloc(s->conns_cap, sizeof(*s->dirty));
 	s->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -659,7 +709,7 @@ static void teardown(struct bcn_srv *s)
 			conn_close(s, s->conns[fd], NULL);
 	bcn_redisq_destroy(s->q);
 	s->q = NULL;
-	bcn_frame_free(&s->frame);
+	bcn_conn_ctx_free(&s->cx);
 	free(s->conns);
 	free(s->dirty);
 	if (s->lfd >= 0)
@@ -719,10 +769,12 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 	lim.max_body = (uint32_t)cfg->max_frame;
 	lim.max_raw = (uint32_t)cfg->max_raw;
 	lim.max_records = (uint32_t)cfg->max_records;
-	s.lim = lim;
-	s.hs_lim = lim;
-	s.hs_lim.max_body = HANDSHAKE_BODY_MAX;
-	bcn_frame_init(&s.frame);
+	s.cx.st = stats;
+	s.cx.name = cfg->name;
+	s.cx.lim = lim;
+	s.cx.submit = conn_submit;
+	s.cx.submit_arg = &s;
+	bcn_conn_ctx_init(&s.cx);
 	if (cfg->auth_key_file[0]) {
 		rc = bcn_auth_key_load(cfg->auth_key_file, &s.key, err, sizeof(err));
 		if (rc) {
@@ -730,6 +782,7 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 			goto out;
 		}
 		s.have_key = true;
+		s.cx.key = &s.key;
 	} else if (cfg->auth_required) {
 		BCN_ERR("auth_key_file is not set and auth_required is yes");
 		rc = -EINVAL;

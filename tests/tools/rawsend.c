@@ -15,6 +15,8 @@
  *   toobig     handshake, a header announcing a 1 GiB body
  *   badversion handshake, a frame of protocol version 9
  *   truncated  handshake, half a frame, then close
+ *   shortbody  handshake, a DATA header whose body_len (5) is smaller
+ *              than its node_len (10), and no body
  * The JSON line has: stored, duplicate, rejected (ACK counts), closed
  * (whether the server closed the connection) and handshake (ok/failed). */
 #include <arpa/inet.h>
@@ -255,6 +257,14 @@ static void run_mode(struct peer *p, const char *mode, const char *node, const c
 		one_frame(&w, node, 1);
 		w.data[4] = 9;
 		send_all(p, w.data, w.len);
+		wait_close(p);
+	} else if (!strcmp(mode, "shortbody")) {
+		one_frame(&w, node, 1);
+		w.data[7] = 10;
+		w.data[8] = 5;
+		w.data[9] = w.data[10] = w.data[11] = 0;
+		reseal(w.data, BCN_FRAME_HDR_LEN);
+		send_all(p, w.data, BCN_FRAME_HDR_LEN);
 		wait_close(p);
 	} else if (!strcmp(mode, "truncated")) {
 		one_frame(&w, node, 1);
