@@ -266,8 +266,12 @@ static bool same_host(const struct sockaddr_storage *a,
 }
 
 /* Decides whether a connection from sa may be taken. Returns NULL, or why
- * not. At max_preauth the oldest unauthenticated connection is closed, so
- * that stalled handshakes cannot keep new collectors out. */
+ * not. Once unauthenticated connections hold half of max_preauth or
+ * connections half of max_connections, an address may hold no more than
+ * max_preauth_per_peer handshakes (a burst of collectors behind one
+ * address passes while the server is not under pressure). At max_preauth
+ * the oldest handshake is closed, so stalled ones cannot keep new
+ * collectors out. */
 static const char *admit(struct bcn_srv *s, const struct sockaddr_storage *sa)
 {
 	uint64_t same = 0;
@@ -278,8 +282,10 @@ static const char *admit(struct bcn_srv *s, const struct sockaddr_storage *sa)
 		return "max_connections reached";
 	if (!s->have_key)
 		return NULL;
-	for (struct bcn_conn *c = s->preauth_head; c; c = c->next)
-		same += same_host(&c->addr, sa);
+	if (s->npreauth * 2 >= s->cfg->max_preauth ||
+	    s->st->conns_open * 2 >= s->max_conns)
+		for (struct bcn_conn *c = s->preauth_head; c; c = c->next)
+			same += same_host(&c->addr, sa);
 	if (same >= s->cfg->max_preauth_per_peer)
 		return "max_preauth_per_peer reached for its address";
 	if (s->npreauth >= s->cfg->max_preauth)
