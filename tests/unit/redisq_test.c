@@ -242,6 +242,23 @@ static long long llen(redisContext *c, const char *key)
 	return n;
 }
 
+/* The integer reply of a command (printf format). */
+static long long integer(redisContext *c, const char *fmt, ...)
+{
+	redisReply *r;
+	long long n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_INTEGER);
+	n = r->integer;
+	freeReplyObject(r);
+	return n;
+}
+
 /* Asserts that element i of the list key is want (len bytes). */
 static void assert_elem(redisContext *c, const char *key, long i,
 			const void *want, size_t len)
@@ -271,6 +288,7 @@ static int setup(void **state)
 	snprintf(fx->cfg.prefix, sizeof(fx->cfg.prefix), "t");
 	fx->cfg.require_fsync = true;
 	fx->cfg.dedup_window = 4096;
+	fx->cfg.dedup_ttl_ms = 7 * 86400000ll;
 	fx->cfg.backoff_max_ms = 200;
 	fx->cfg.timeout_ms = 10000;
 	*state = fx;
@@ -325,6 +343,14 @@ static void test_config_refused(void **state)
 	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
 			 -EINVAL);
 	bad = fx->cfg;
+	bad.dedup_window = BCN_REDISQ_DEDUP_WINDOW_MAX + 1;
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	bad = fx->cfg;
+	bad.dedup_ttl_ms = 0;
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	bad = fx->cfg;
 	snprintf(bad.password_file, sizeof(bad.password_file), "%s/none", fx->dir);
 	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
 			 -ENOENT);
@@ -359,11 +385,17 @@ static void test_stored(void **state)
 	assert_non_null(c);
 	assert_int_equal(llen(c, "t:queue"), 1);
 	assert_elem(c, "t:queue", 0, "frame-7", 7);
-	r = redisCommand(c, "ZSCORE t:seen:cn001 7");
+	r = redisCommand(c, "GETRANGE t:seen:cn001 0 23");
 	assert_non_null(r);
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
-	assert_string_equal(r->str, "7");
+	assert_string_equal(r->str, "000000000000000700004096");   /* H, W */
 	freeReplyObject(r);
+	assert_int_equal(integer(c, "STRLEN t:seen:cn001"),
+			 BCN_REDISQ_SEEN_HDR + 4096 / 8);
+	assert_int_equal(integer(c, "GETBIT t:seen:cn001 %d",
+				 BCN_REDISQ_SEEN_HDR * 8 + 7), 1);
+	assert_int_equal(integer(c, "GETBIT t:seen:cn001 %d",
+				 BCN_REDISQ_SEEN_HDR * 8 + 6), 0);
 	redisFree(c);
 }
 
@@ -433,12 +465,12 @@ static void test_order(void **state)
 	redisFree(c);
 }
 
-/* The last dedup_window numbers of a node are remembered, no more. */
+/* The dedup_window numbers up to the highest of a node are remembered,
+ * in a state of fixed size. */
 static void test_dedup_window(void **state)
 {
 	struct fixture *fx = *state;
 	redisContext *c;
-	redisReply *r;
 
 	fx->cfg.dedup_window = 16;
 	fx = started(state);
@@ -447,13 +479,10 @@ static void test_dedup_window(void **state)
 	assert_true(wait_done(fx, 40));
 	c = client(fx, NULL);
 	assert_non_null(c);
-	r = redisCommand(c, "ZCARD t:seen:cn9");
-	assert_non_null(r);
-	assert_int_equal(r->integer, 16);
-	freeReplyObject(r);
+	assert_int_equal(integer(c, "STRLEN t:seen:cn9"), BCN_REDISQ_SEEN_HDR + 2);
 	submit(fx, "cn9", 40, "f", 0, 41);      /* remembered */
 	submit(fx, "cn9", 25, "f", 0, 42);      /* the oldest remembered */
-	submit(fx, "cn9", 24, "f", 0, 43);      /* forgotten: stored again */
+	submit(fx, "cn9", 24, "f", 0, 43);      /* below: stored again */
 	assert_true(wait_done(fx, 43));
 	assert_int_equal(fx->done[40].fate, BCN_REDISQ_DUPLICATE);
 	assert_int_equal(fx->done[41].fate, BCN_REDISQ_DUPLICATE);
