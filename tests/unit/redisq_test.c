@@ -2,7 +2,11 @@
  * started by the test on a free loopback port in a temporary directory
  * (skipped when redis-server is not installed): stored and duplicate
  * fates with the owner's slot and cookie, order over several script
- * calls, the dedup window, Redis killed (failure callbacks when frames
+ * calls, the dedup state (a table of cases: in order, out of order,
+ * duplicates, below the window, restart jumps; random frames against a
+ * reference model; expiry and its refresh; conversion of the previous
+ * version's zsets and of other windows; the memory of 47,522 senders'
+ * states, printed as JSON), Redis killed (failure callbacks when frames
  * are given up; resent and stored after a restart when they are kept;
  * acknowledged frames survive the restart), a hung Redis, the durability
  * check, AUTH, side commands, and FAILED fates at destroy. Waiting is
