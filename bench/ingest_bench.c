@@ -253,8 +253,8 @@ static int run_logsrv(const char *addr, const char *keyfile, long conns,
  * time and 64 calls pipelined, from one connection straight into Redis. */
 static int run_ceiling(int port, long conns, long frames, long records)
 {
-	static const char *argv[5 + 3 * CEIL_BATCH];
-	static size_t argl[5 + 3 * CEIL_BATCH];
+	static const char *argv[6 + 3 * CEIL_BATCH];
+	static size_t argl[6 + 3 * CEIL_BATCH];
 	static char keys[CEIL_BATCH][48], seqs[CEIL_BATCH][24];
 	redisContext *rc = redisConnect("127.0.0.1", port);
 	redisReply *r;
@@ -296,6 +296,7 @@ static int run_ceiling(int port, long conns, long frames, long records)
 				argv[k] = keys[j]; argl[k++] = strlen(keys[j]);
 			}
 			argv[k] = "4096"; argl[k++] = 4;
+			argv[k] = "604800000"; argl[k++] = 9;     /* 7 d */
 			for (long j = 0; j < n; j++) {
 				snprintf(seqs[j], sizeof(seqs[j]), "%ld", (sent + j) / conns + 1);
 				argv[k] = seqs[j]; argl[k++] = strlen(seqs[j]);

@@ -43,6 +43,7 @@ struct bcn_logsrv_config {
 	char redis_prefix[BCN_LOGSRV_PREFIX_MAX];
 	bool redis_require_fsync;
 	uint64_t dedup_window;
+	int64_t dedup_ttl_ms;
 	int64_t redis_backoff_max_ms;
 	int64_t redis_timeout_ms;               /* a write must be confirmed */
 	bool flusher;

@@ -2,11 +2,11 @@
  * event loop with hiredis's asynchronous API on our own epoll adapter.
  *
  * Each submitted frame is kept in memory until a Lua script has, in one
- * atomic step, recorded (node, seq) in the node's dedup set and appended
+ * atomic step, recorded (node, seq) in the node's dedup state and appended
  * the frame to the queue list; Redis runs with appendonly yes and
  * appendfsync always, so its reply means the frame is on disk. Only then
  * is the frame's fate reported. On any Redis error or disconnection every
- * unconfirmed frame is resent after a reconnect; the dedup set makes the
+ * unconfirmed frame is resent after a reconnect; the dedup state makes the
  * resend harmless. */
 #include <errno.h>
 #include <hiredis/async.h>
@@ -29,21 +29,87 @@
 #define BATCH_BYTES BCN_REDISQ_BATCH_BYTES
 
 /* One call carries the frames of one turn of the event loop, so that Redis
- * writes (and fsyncs) them at once. */
+ * writes (and fsyncs) them at once. The dedup state of a node is one
+ * string (BCN_REDISQ_SEEN_KEY, layout in redisq.h): its high-water mark H,
+ * the window W it was made with, and a ring of W bits, bit n mod W set when
+ * number n in (H - W, H] was stored. Per frame of number s:
+ *   no state, or s >= H + W  new; the ring starts over with s alone
+ *   H < s < H + W            new; H becomes s, the bits of H+1 .. s-1 clear
+ *   H - W < s <= H           duplicate if its bit is set, else new
+ *   s <= H - W, s >= 2^53    new, not remembered (docs/logsrv.md)
+ * A zset of an older version is converted in place, keeping the numbers
+ * it remembered; a state made with another W is converted likewise. Every
+ * touched key's time to live is set to ARGV[2] ms after the call. */
 const char bcn_redisq_enqueue_lua[] =
-	"local w = tonumber(ARGV[1])\n"
-	"local res = {}\n"
-	"for j = 1, #KEYS - 1 do\n"
-	"  local seen, seq = KEYS[j + 1], ARGV[2 * j]\n"
-	"  if redis.call('ZADD', seen, 'NX', seq, seq) == 1 then\n"
-	"    redis.call('RPUSH', KEYS[1], ARGV[2 * j + 1])\n"
-	"    local n = redis.call('ZCARD', seen)\n"
-	"    if n > w then redis.call('ZREMRANGEBYRANK', seen, 0, n - w - 1) end\n"
-	"    res[j] = 1\n"
-	"  else\n"
-	"    res[j] = 0\n"
+	"local w, ttl = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
+	"local HDR, LIMIT = 24, 9007199254740992\n"
+	"local function pos(n, m) return HDR * 8 + math.fmod(n, m or w) end\n"
+	"local function fresh(k, h)\n"
+	"  redis.call('SET', k, string.format('%016.0f%08d', h, w) ..\n"
+	"             string.rep('\\0', math.ceil(w / 8)))\n"
+	"end\n"
+	"local function refill(k, h, ns)\n"
+	"  fresh(k, h)\n"
+	"  for _, n in ipairs(ns) do\n"
+	"    if n > h - w and n <= h then redis.call('SETBIT', k, pos(n), 1) end\n"
+	"  end\n"
+	"  return h\n"
+	"end\n"
+	"local function load(k)\n"
+	"  local t = redis.call('TYPE', k)['ok']\n"
+	"  if t == 'zset' then\n"
+	"    local ns = redis.call('ZREVRANGE', k, 0, w - 1)\n"
+	"    for i = 1, #ns do ns[i] = tonumber(ns[i]) end\n"
+	"    if #ns == 0 or not ns[1] or ns[1] >= LIMIT then return false end\n"
+	"    return refill(k, ns[1], ns)\n"
+	"  end\n"
+	"  if t ~= 'string' then return false end\n"
+	"  local hd = redis.call('GETRANGE', k, 0, HDR - 1)\n"
+	"  local h = tonumber(string.sub(hd, 1, 16))\n"
+	"  local m = tonumber(string.sub(hd, 17, 24))\n"
+	"  if #hd ~= HDR or not h or not m or m < 1 or h >= LIMIT then return false end\n"
+	"  if m == w then return h end\n"
+	"  local ns = {}\n"
+	"  for n = h, math.max(h - math.min(m, w) + 1, 0), -1 do\n"
+	"    if redis.call('GETBIT', k, pos(n, m)) == 1 then ns[#ns + 1] = n end\n"
+	"  end\n"
+	"  return refill(k, h, ns)\n"
+	"end\n"
+	"local function clear(k, from, c)\n"
+	"  while c > 0 do\n"
+	"    local a = math.fmod(from, w)\n"
+	"    local e = math.min(a + c, w)\n"
+	"    from, c = from + (e - a), c - (e - a)\n"
+	"    while a < e and a % 8 ~= 0 do\n"
+	"      redis.call('SETBIT', k, HDR * 8 + a, 0); a = a + 1\n"
+	"    end\n"
+	"    local nb = math.floor((e - a) / 8)\n"
+	"    if nb > 0 then\n"
+	"      redis.call('SETRANGE', k, HDR + a / 8, string.rep('\\0', nb))\n"
+	"      a = a + 8 * nb\n"
+	"    end\n"
+	"    while a < e do redis.call('SETBIT', k, HDR * 8 + a, 0); a = a + 1 end\n"
 	"  end\n"
 	"end\n"
+	"local res, hs = {}, {}\n"
+	"for j = 1, #KEYS - 1 do\n"
+	"  local k, s = KEYS[j + 1], tonumber(ARGV[2 * j + 1])\n"
+	"  local h, new = hs[k], 1\n"
+	"  if h == nil then h = load(k) end\n"
+	"  if s >= LIMIT then\n"
+	"  elseif not h or s - h >= w then\n"
+	"    fresh(k, s); redis.call('SETBIT', k, pos(s), 1); h = s\n"
+	"  elseif s > h then\n"
+	"    clear(k, h + 1, s - h - 1)\n"
+	"    redis.call('SETRANGE', k, 0, string.format('%016.0f', s))\n"
+	"    redis.call('SETBIT', k, pos(s), 1); h = s\n"
+	"  elseif s > h - w then\n"
+	"    new = 1 - redis.call('SETBIT', k, pos(s), 1)\n"
+	"  end\n"
+	"  if new == 1 then redis.call('RPUSH', KEYS[1], ARGV[2 * j + 2]) end\n"
+	"  res[j], hs[k] = new, h\n"
+	"end\n"
+	"for k in pairs(hs) do redis.call('PEXPIRE', k, ttl) end\n"
 	"return res\n";
 
 /* A submitted frame whose fate is not known yet. */
@@ -87,8 +153,8 @@ struct bcn_redisq {
 	struct bcn_complain complaint;
 	struct bcn_redisq_done report[BATCH_FRAMES];    /* for the callback */
 	/* the arguments of one script call */
-	const char *argv[5 + 3 * BATCH_FRAMES];
-	size_t argl[5 + 3 * BATCH_FRAMES];
+	const char *argv[6 + 3 * BATCH_FRAMES];
+	size_t argl[6 + 3 * BATCH_FRAMES];
 	char seqs[BATCH_FRAMES][24];
 };
 
@@ -447,11 +513,12 @@ static int send_batch(struct bcn_redisq *q, struct batch *b)
 {
 	const char **argv = q->argv;
 	size_t *argl = q->argl, k = 0, n = b->n;
-	char nkeys[24], window[24];
+	char nkeys[24], window[24], ttl[24];
 	int64_t now = bcn_mono_ms();
 
 	snprintf(nkeys, sizeof(nkeys), "%zu", n + 1);
 	snprintf(window, sizeof(window), "%" PRIu64, q->cfg.dedup_window);
+	snprintf(ttl, sizeof(ttl), "%" PRId64, q->cfg.dedup_ttl_ms);
 	argv[k] = "EVALSHA"; argl[k++] = 7;
 	argv[k] = q->script_sha; argl[k++] = strlen(q->script_sha);
 	argv[k] = nkeys; argl[k++] = strlen(nkeys);
@@ -461,6 +528,7 @@ static int send_batch(struct bcn_redisq *q, struct batch *b)
 		argl[k++] = strlen(b->items[j]->seen_key);
 	}
 	argv[k] = window; argl[k++] = strlen(window);
+	argv[k] = ttl; argl[k++] = strlen(ttl);
 	for (size_t j = 0; j < n; j++) {
 		snprintf(q->seqs[j], sizeof(q->seqs[j]), "%" PRIu64, b->items[j]->seq);
 		argv[k] = q->seqs[j]; argl[k++] = strlen(q->seqs[j]);
@@ -563,7 +631,8 @@ int bcn_redisq_submit(struct bcn_redisq *q, const char *node, uint64_t seq,
 static int check_config(const struct bcn_redisq_config *c)
 {
 	if (!c->host[0] || c->port < 1 || c->port > 65535 || !c->prefix[0] ||
-	    c->dedup_window < 1 || c->backoff_max_ms < 1 || c->timeout_ms < 1 ||
+	    c->dedup_window < 1 || c->dedup_window > BCN_REDISQ_DEDUP_WINDOW_MAX ||
+	    c->dedup_ttl_ms < 1 || c->backoff_max_ms < 1 || c->timeout_ms < 1 ||
 	    c->give_up_ms < 0)
 		return -EINVAL;
 	return 0;

@@ -1,12 +1,12 @@
 /* The log server's durable queue in Redis: frames handed to it are kept in
  * memory until one Lua script has, atomically, recorded (node, sequence)
- * in the node's dedup set and appended the frame to the queue list of a
+ * in the node's dedup state and appended the frame to the queue list of a
  * Redis that runs with appendonly yes and appendfsync always. Then the
  * owner learns each frame's fate through a completion callback: stored,
  * duplicate (Redis had that (node, sequence) already) or failed (given up:
  * never stored by this queue). On a Redis error, a hang or a lost
  * connection it reconnects with backoff and resends every unconfirmed
- * frame; the dedup set makes the resend harmless.
+ * frame; the dedup state makes the resend harmless.
  *
  * The queue runs in its owner's epoll loop, single-threaded: it registers
  * the Redis socket with the owner's epoll set and is driven by
@@ -25,16 +25,23 @@
 #define BCN_REDISQ_PASSWORD_MAX 256
 #define BCN_REDISQ_BATCH_FRAMES 256             /* frames per script call */
 #define BCN_REDISQ_BATCH_BYTES (8u << 20)       /* bytes per script call */
+#define BCN_REDISQ_DEDUP_WINDOW_MAX (1u << 24)  /* numbers per node: 2 MiB */
 
 /* Redis keys (printf formats; the first argument is the prefix). */
 #define BCN_REDISQ_QUEUE_KEY "%s:queue"         /* list of frames */
-#define BCN_REDISQ_SEEN_KEY "%s:seen:%s"        /* zset of seqs per node */
+#define BCN_REDISQ_SEEN_KEY "%s:seen:%s"        /* dedup state per node */
+
+/* The dedup state of a node, a Redis string: the highest sequence number
+ * stored, H, in 16 decimal digits (zero-padded), the window W it was made
+ * with in 8, then a ring of W bits: bit 8 * HDR + (n mod W) is set when
+ * number n in (H - W, H] was stored. docs/logsrv.md explains the rules. */
+#define BCN_REDISQ_SEEN_HDR 24                  /* bytes before the ring */
 
 /* The Lua script that makes frames durable: KEYS[1] the queue list,
- * KEYS[1 + j] the dedup zset of frame j's node; ARGV[1] the dedup window,
- * ARGV[2j] frame j's sequence number and ARGV[2j + 1] the frame, for
- * j = 1 .. #KEYS - 1. Returns, per frame, 1 when stored and 0 for a
- * duplicate. */
+ * KEYS[1 + j] the dedup state of frame j's node; ARGV[1] the dedup window,
+ * ARGV[2] the states' time to live in ms, ARGV[2j + 1] frame j's sequence
+ * number and ARGV[2j + 2] the frame, for j = 1 .. #KEYS - 1. Returns, per
+ * frame, 1 when stored and 0 for a duplicate. */
 extern const char bcn_redisq_enqueue_lua[];
 
 struct bcn_redisq_config {
@@ -43,7 +50,10 @@ struct bcn_redisq_config {
 	char password_file[PATH_MAX];           /* "" for none */
 	char prefix[BCN_REDISQ_PREFIX_MAX];     /* of every key */
 	bool require_fsync;                     /* refuse a Redis that may lose writes */
-	uint64_t dedup_window;                  /* seqs remembered per node, >= 1 */
+	uint64_t dedup_window;                  /* seqs remembered per node below
+						 * its highest, 1 .. _WINDOW_MAX */
+	int64_t dedup_ttl_ms;                   /* a node's dedup state lives this
+						 * long after its last frame, >= 1 */
 	int64_t backoff_max_ms;                 /* between reconnection attempts */
 	int64_t timeout_ms;                     /* a write must be confirmed */
 	int64_t give_up_ms;                     /* fail a frame unconfirmed this

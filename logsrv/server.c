@@ -485,6 +485,7 @@ static int redisq_open(struct bcn_srv *s)
 		.port = cfg->redis_port,
 		.require_fsync = cfg->redis_require_fsync,
 		.dedup_window = cfg->dedup_window,
+		.dedup_ttl_ms = cfg->dedup_ttl_ms,
 		.backoff_max_ms = cfg->redis_backoff_max_ms,
 		.timeout_ms = cfg->redis_timeout_ms,
 		.give_up_ms = 0,        /* a frame waits until Redis has it */

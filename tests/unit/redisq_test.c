@@ -2,7 +2,11 @@
  * started by the test on a free loopback port in a temporary directory
  * (skipped when redis-server is not installed): stored and duplicate
  * fates with the owner's slot and cookie, order over several script
- * calls, the dedup window, Redis killed (failure callbacks when frames
+ * calls, the dedup state (a table of cases: in order, out of order,
+ * duplicates, below the window, restart jumps; random frames against a
+ * reference model; expiry and its refresh; conversion of the previous
+ * version's zsets and of other windows; the memory of 47,522 senders'
+ * states, printed as JSON), Redis killed (failure callbacks when frames
  * are given up; resent and stored after a restart when they are kept;
  * acknowledged frames survive the restart), a hung Redis, the durability
  * check, AUTH, side commands, and FAILED fates at destroy. Waiting is
@@ -10,6 +14,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <hiredis/hiredis.h>
 #include <netinet/in.h>
@@ -54,6 +59,8 @@ struct fixture {
 	struct bcn_redisq *q;
 	struct fate done[DONE_MAX];
 	size_t ndone, ncalls;
+	bool count_only;                /* count fates, do not record them */
+	size_t nstored, nduplicate;     /* with count_only */
 };
 
 static bool have_redis_server(void)
@@ -98,8 +105,8 @@ static redisContext *client(struct fixture *fx, const char *password)
 	return c;
 }
 
-/* Starts redis-server with appendonly yes, appendfsync fsync (and a
- * password when given) in fx->dir on fx->port, and waits until it
+/* Starts redis-server with appendonly yes, appendfsync fsync (NULL:
+ * appendonly no), and a password when given, in fx->dir on fx->port, and waits until it
  * answers. */
 static void redis_start(struct fixture *fx, const char *fsync, const char *password)
 {
@@ -114,8 +121,9 @@ static void redis_start(struct fixture *fx, const char *fsync, const char *passw
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 		char *argv[] = { "redis-server", "--port", port, "--bind",
-				 "127.0.0.1", "--dir", fx->dir, "--appendonly", "yes",
-				 "--appendfsync", (char *)fsync, "--save", "",
+				 "127.0.0.1", "--dir", fx->dir, "--appendonly",
+				 fsync ? "yes" : "no", "--appendfsync",
+				 fsync ? (char *)fsync : "always", "--save", "",
 				 "--daemonize", "no", "--logfile", log,
 				 password ? "--requirepass" : NULL, (char *)password,
 				 NULL };
@@ -147,6 +155,15 @@ static void redis_kill(struct fixture *fx)
 	fx->redis = 0;
 }
 
+/* With count_only: counts the fate d. */
+static void count_fate(struct fixture *fx, const struct bcn_redisq_done *d)
+{
+	fx->ndone++;
+	fx->nstored += d->fate == BCN_REDISQ_STORED;
+	fx->nduplicate += d->fate == BCN_REDISQ_DUPLICATE;
+	assert_int_not_equal(d->fate, BCN_REDISQ_FAILED);
+}
+
 static void on_done(void *arg, const struct bcn_redisq_done *d, size_t n)
 {
 	struct fixture *fx = arg;
@@ -154,7 +171,13 @@ static void on_done(void *arg, const struct bcn_redisq_done *d, size_t n)
 	assert_true(n >= 1);
 	fx->ncalls++;
 	for (size_t i = 0; i < n; i++) {
-		struct fate *f = &fx->done[fx->ndone++];
+		struct fate *f;
+
+		if (fx->count_only) {
+			count_fate(fx, &d[i]);
+			continue;
+		}
+		f = &fx->done[fx->ndone++];
 
 		assert_true(fx->ndone <= DONE_MAX);
 		snprintf(f->node, sizeof(f->node), "%s", d[i].node);
@@ -242,6 +265,23 @@ static long long llen(redisContext *c, const char *key)
 	return n;
 }
 
+/* The integer reply of a command (printf format). */
+static long long integer(redisContext *c, const char *fmt, ...)
+{
+	redisReply *r;
+	long long n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	r = redisvCommand(c, fmt, ap);
+	va_end(ap);
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_INTEGER);
+	n = r->integer;
+	freeReplyObject(r);
+	return n;
+}
+
 /* Asserts that element i of the list key is want (len bytes). */
 static void assert_elem(redisContext *c, const char *key, long i,
 			const void *want, size_t len)
@@ -271,6 +311,7 @@ static int setup(void **state)
 	snprintf(fx->cfg.prefix, sizeof(fx->cfg.prefix), "t");
 	fx->cfg.require_fsync = true;
 	fx->cfg.dedup_window = 4096;
+	fx->cfg.dedup_ttl_ms = 7 * 86400000ll;
 	fx->cfg.backoff_max_ms = 200;
 	fx->cfg.timeout_ms = 10000;
 	*state = fx;
@@ -325,6 +366,14 @@ static void test_config_refused(void **state)
 	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
 			 -EINVAL);
 	bad = fx->cfg;
+	bad.dedup_window = BCN_REDISQ_DEDUP_WINDOW_MAX + 1;
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	bad = fx->cfg;
+	bad.dedup_ttl_ms = 0;
+	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
+			 -EINVAL);
+	bad = fx->cfg;
 	snprintf(bad.password_file, sizeof(bad.password_file), "%s/none", fx->dir);
 	assert_int_equal(bcn_redisq_create(&bad, fx->ep, NULL, on_done, fx, &fx->st, &q),
 			 -ENOENT);
@@ -359,11 +408,17 @@ static void test_stored(void **state)
 	assert_non_null(c);
 	assert_int_equal(llen(c, "t:queue"), 1);
 	assert_elem(c, "t:queue", 0, "frame-7", 7);
-	r = redisCommand(c, "ZSCORE t:seen:cn001 7");
+	r = redisCommand(c, "GETRANGE t:seen:cn001 0 23");
 	assert_non_null(r);
 	assert_int_equal(r->type, REDIS_REPLY_STRING);
-	assert_string_equal(r->str, "7");
+	assert_string_equal(r->str, "000000000000000700004096");   /* H, W */
 	freeReplyObject(r);
+	assert_int_equal(integer(c, "STRLEN t:seen:cn001"),
+			 BCN_REDISQ_SEEN_HDR + 4096 / 8);
+	assert_int_equal(integer(c, "GETBIT t:seen:cn001 %d",
+				 BCN_REDISQ_SEEN_HDR * 8 + 7), 1);
+	assert_int_equal(integer(c, "GETBIT t:seen:cn001 %d",
+				 BCN_REDISQ_SEEN_HDR * 8 + 6), 0);
 	redisFree(c);
 }
 
@@ -433,12 +488,12 @@ static void test_order(void **state)
 	redisFree(c);
 }
 
-/* The last dedup_window numbers of a node are remembered, no more. */
+/* The dedup_window numbers up to the highest of a node are remembered,
+ * in a state of fixed size. */
 static void test_dedup_window(void **state)
 {
 	struct fixture *fx = *state;
 	redisContext *c;
-	redisReply *r;
 
 	fx->cfg.dedup_window = 16;
 	fx = started(state);
@@ -447,18 +502,399 @@ static void test_dedup_window(void **state)
 	assert_true(wait_done(fx, 40));
 	c = client(fx, NULL);
 	assert_non_null(c);
-	r = redisCommand(c, "ZCARD t:seen:cn9");
-	assert_non_null(r);
-	assert_int_equal(r->integer, 16);
-	freeReplyObject(r);
+	assert_int_equal(integer(c, "STRLEN t:seen:cn9"), BCN_REDISQ_SEEN_HDR + 2);
 	submit(fx, "cn9", 40, "f", 0, 41);      /* remembered */
 	submit(fx, "cn9", 25, "f", 0, 42);      /* the oldest remembered */
-	submit(fx, "cn9", 24, "f", 0, 43);      /* forgotten: stored again */
+	submit(fx, "cn9", 24, "f", 0, 43);      /* below: stored again */
 	assert_true(wait_done(fx, 43));
 	assert_int_equal(fx->done[40].fate, BCN_REDISQ_DUPLICATE);
 	assert_int_equal(fx->done[41].fate, BCN_REDISQ_DUPLICATE);
 	assert_int_equal(fx->done[42].fate, BCN_REDISQ_STORED);
 	assert_int_equal(llen(c, "t:queue"), 41);
+	redisFree(c);
+}
+
+/* One frame of a table-driven dedup case: submitted with the rows before
+ * it up to one with end set, in one turn (one script call). */
+struct dedup_row {
+	const char *node;
+	uint64_t seq;
+	enum bcn_redisq_fate want;
+	bool end;
+};
+
+#define S BCN_REDISQ_STORED
+#define D BCN_REDISQ_DUPLICATE
+#define B 1700000000000008ull           /* a clock-based first number */
+#define R(n, s, w) { n, s, w, false }   /* a row */
+#define E(n, s, w) { n, s, w, true }    /* the last row of a call */
+
+static const struct dedup_row dedup_rows[] = {
+	/* in order */
+	R("a", 1, S), R("a", 2, S), R("a", 3, S), R("a", 4, S), E("a", 5, S),
+	/* duplicates inside the window, later and in the same call */
+	R("a", 3, D), R("a", 5, D), R("a", 6, S), E("a", 6, D),
+	/* out of order within the window */
+	R("a", 9, S), R("a", 8, S), R("a", 7, S), E("a", 8, D),
+	/* a gap, then filled; numbers kept across the advance */
+	R("a", 20, S), R("a", 10, S), R("a", 10, D), R("a", 5, D),
+	E("a", 9, D),
+	/* below the window (<= 20 - 16): cannot tell, stored each time */
+	R("a", 4, S), E("a", 4, S),
+	/* another node is independent */
+	R("b", 20, S), R("b", 5, S), E("b", 20, D),
+	/* a restarted sender: a new clock-based first number resets */
+	R("a", B, S), R("a", 20, S), R("a", B - 1, S), E("a", B, D),
+	/* a jump of W - 1: the numbers passed over are cleared, wrapping
+	 * around the ring; B stays remembered, B - 1 is below now */
+	R("a", B + 15, S), R("a", B + 1, S), R("a", B + 14, S),
+	R("a", B, D), R("a", B + 14, D), E("a", B - 1, S),
+	/* a jump of exactly W starts over */
+	R("a", B + 31, S), R("a", B + 31, D), R("a", B + 16, S),
+	E("a", B + 15, S),
+	/* beyond 2^53 (outside the protocol): stored, not remembered */
+	R("a", (1ull << 53) + 1, S), E("a", (1ull << 53) + 1, S),
+	E("a", B + 31, D),
+};
+
+#undef S
+#undef D
+#undef B
+#undef R
+#undef E
+
+static void test_dedup_table(void **state)
+{
+	struct fixture *fx = *state;
+	const size_t n = sizeof(dedup_rows) / sizeof(dedup_rows[0]);
+	size_t from = 0;
+	redisContext *c;
+
+	fx->cfg.dedup_window = 16;
+	fx = started(state);
+	for (size_t i = 0; i < n; i++) {
+		submit(fx, dedup_rows[i].node, dedup_rows[i].seq, "f", 0, i);
+		if (!dedup_rows[i].end)
+			continue;
+		assert_true(wait_done(fx, i + 1));
+		for (size_t j = from; j <= i; j++) {
+			if (fx->done[j].fate != dedup_rows[j].want)
+				fail_msg("row %zu: %s %" PRIu64 ": fate %d, not %d", j,
+					 dedup_rows[j].node, dedup_rows[j].seq,
+					 fx->done[j].fate, dedup_rows[j].want);
+			assert_int_equal(fx->done[j].cookie, j);
+		}
+		from = i + 1;
+	}
+	c = client(fx, NULL);
+	assert_non_null(c);
+	assert_int_equal(llen(c, "t:queue"), (long long)fx->st.stored);
+	assert_int_equal(integer(c, "STRLEN t:seen:a"), BCN_REDISQ_SEEN_HDR + 2);
+	assert_int_equal(integer(c, "DBSIZE"), 3);
+	redisFree(c);
+}
+
+/* Reference of the rules: a number is a duplicate when it was stored and
+ * lies within w of the highest number stored. */
+struct dedup_model {
+	bool any;
+	uint64_t h, w;
+	uint8_t *stored;                /* by number, below MODEL_MAX */
+};
+
+#define MODEL_MAX (1u << 21)
+
+static enum bcn_redisq_fate model_add(struct dedup_model *m, uint64_t s)
+{
+	assert_true(s < MODEL_MAX);
+	if (m->any && s <= m->h && s + m->w > m->h && m->stored[s])
+		return BCN_REDISQ_DUPLICATE;
+	if (!m->any || s > m->h)
+		m->h = s;
+	m->any = true;
+	m->stored[s] = 1;
+	return BCN_REDISQ_STORED;
+}
+
+/* The next number of a sender's random walk around its highest h: mostly
+ * in order, some resends and gaps near the window's edges, a few
+ * restarts far above. */
+static uint64_t walk(uint64_t h, uint64_t w)
+{
+	int r = rand() % 100;
+	uint64_t d = (uint64_t)rand() % (w + 9);
+
+	if (r < 55)
+		return h + 1;
+	if (r < 75)
+		d %= 16;
+	if (r < 85)
+		return h > d ? h - d : 1;
+	if (r < 97)
+		return h + 1 + d;
+	return h + w + (uint64_t)rand() % (2 * w);
+}
+
+/* Random frames of three nodes in random batches against the reference,
+ * with a window of 64 (ring clearing by bits and whole bytes, wrapping). */
+static void test_dedup_model(void **state)
+{
+	struct fixture *fx = *state;
+	struct dedup_model m[3] = { { .w = 64 }, { .w = 64 }, { .w = 64 } };
+	static const char *nodes[] = { "m0", "m1", "m2" };
+	enum bcn_redisq_fate want[64];
+	size_t total = 0;
+
+	fx->cfg.dedup_window = 64;
+	fx = started(state);
+	srand(20240611);
+	for (int i = 0; i < 3; i++) {
+		m[i].stored = calloc(MODEL_MAX, 1);
+		assert_non_null(m[i].stored);
+		m[i].h = 1000;
+	}
+	while (total + 64 <= DONE_MAX) {
+		size_t n = 1 + (size_t)rand() % 64;
+
+		for (size_t j = 0; j < n; j++) {
+			int k = rand() % 3;
+			uint64_t s = walk(m[k].h, 64);
+
+			want[j] = model_add(&m[k], s);
+			submit(fx, nodes[k], s, "f", k, total + j);
+		}
+		assert_true(wait_done(fx, total + n));
+		for (size_t j = 0; j < n; j++)
+			if (fx->done[total + j].fate != want[j])
+				fail_msg("frame %zu: %s %" PRIu64 ": fate %d, not %d",
+					 total + j, fx->done[total + j].node,
+					 fx->done[total + j].seq,
+					 fx->done[total + j].fate, want[j]);
+		total += n;
+	}
+	print_message("model: %zu frames, %" PRIu64 " stored, %" PRIu64 " duplicate\n",
+		      total, (uint64_t)fx->st.stored, (uint64_t)fx->st.duplicate);
+	assert_true(fx->st.duplicate > 100 && fx->st.stored > 1000);
+	for (int i = 0; i < 3; i++)
+		free(m[i].stored);
+}
+
+/* States live dedup_ttl after a node's last frame, duplicates included;
+ * an expired state is forgotten. */
+static void test_dedup_ttl(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+	long long ttl;
+
+	fx->cfg.dedup_ttl_ms = 100000;
+	fx = started(state);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	submit(fx, "a", 1, "f", 0, 0);
+	assert_true(wait_done(fx, 1));
+	ttl = integer(c, "PTTL t:seen:a");
+	assert_true(ttl > 50000 && ttl <= 100000);
+	assert_int_equal(integer(c, "PEXPIRE t:seen:a 5000"), 1);
+	submit(fx, "a", 1, "f", 0, 1);          /* a duplicate refreshes */
+	assert_true(wait_done(fx, 2));
+	assert_int_equal(fx->done[1].fate, BCN_REDISQ_DUPLICATE);
+	assert_true(integer(c, "PTTL t:seen:a") > 50000);
+	assert_int_equal(integer(c, "PEXPIRE t:seen:a 5000"), 1);
+	submit(fx, "a", 2, "f", 0, 2);          /* a new frame refreshes */
+	assert_true(wait_done(fx, 3));
+	assert_true(integer(c, "PTTL t:seen:a") > 50000);
+	assert_int_equal(integer(c, "PEXPIRE t:seen:a 1"), 1);
+	for (int64_t end = bcn_mono_ms() + WAIT_MS;
+	     integer(c, "EXISTS t:seen:a") && bcn_mono_ms() < end;)
+		run_for(fx, 5);
+	assert_int_equal(integer(c, "EXISTS t:seen:a"), 0);
+	submit(fx, "a", 2, "f", 0, 3);          /* forgotten: stored again */
+	assert_true(wait_done(fx, 4));
+	assert_int_equal(fx->done[3].fate, BCN_REDISQ_STORED);
+	assert_true(integer(c, "PTTL t:seen:a") > 50000);
+	redisFree(c);
+}
+
+/* The zset of an older version is converted on the node's next frame,
+ * keeping the numbers it remembered; a state made with another window is
+ * converted when the window changes. */
+static void test_dedup_convert(void **state)
+{
+	struct fixture *fx = *state;
+	redisContext *c;
+	redisReply *r;
+
+	fx->cfg.dedup_window = 16;
+	fx = started(state);
+	c = client(fx, NULL);
+	assert_non_null(c);
+	for (int s = 25; s <= 40; s++)  /* as the old script left 1 .. 40 */
+		assert_int_equal(integer(c, "ZADD t:seen:old %d %d", s, s), 1);
+	submit(fx, "old", 40, "f", 0, 0);
+	submit(fx, "old", 30, "f", 0, 1);
+	submit(fx, "old", 41, "f", 0, 2);
+	submit(fx, "old", 24, "f", 0, 3);       /* below the window */
+	assert_true(wait_done(fx, 4));
+	assert_int_equal(fx->done[0].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[1].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[2].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->done[3].fate, BCN_REDISQ_STORED);
+	r = redisCommand(c, "TYPE t:seen:old");
+	assert_non_null(r);
+	assert_string_equal(r->str, "string");
+	freeReplyObject(r);
+	assert_true(integer(c, "PTTL t:seen:old") > 0);
+	/* a larger window keeps what the smaller one remembered: 26 .. 41 */
+	bcn_redisq_destroy(fx->q);
+	fx->cfg.dedup_window = 64;
+	queue_open(fx);
+	assert_true(wait_ready(fx));
+	submit(fx, "old", 41, "f", 0, 4);
+	submit(fx, "old", 26, "f", 0, 5);
+	submit(fx, "old", 20, "f", 0, 6);       /* in the window, unknown */
+	submit(fx, "old", 20, "f", 0, 7);
+	assert_true(wait_done(fx, 8));
+	assert_int_equal(fx->done[4].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[5].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[6].fate, BCN_REDISQ_STORED);
+	assert_int_equal(fx->done[7].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(integer(c, "STRLEN t:seen:old"), BCN_REDISQ_SEEN_HDR + 8);
+	/* and a smaller one what fits */
+	bcn_redisq_destroy(fx->q);
+	fx->cfg.dedup_window = 16;
+	queue_open(fx);
+	assert_true(wait_ready(fx));
+	submit(fx, "old", 26, "f", 0, 8);
+	submit(fx, "old", 30, "f", 0, 9);
+	assert_true(wait_done(fx, 10));
+	assert_int_equal(fx->done[8].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(fx->done[9].fate, BCN_REDISQ_DUPLICATE);
+	assert_int_equal(integer(c, "STRLEN t:seen:old"), BCN_REDISQ_SEEN_HDR + 2);
+	redisFree(c);
+}
+
+/* --- memory of the dedup state at scale --- */
+
+#define MEM_SENDERS 47522               /* of the 40,960-node scale run */
+#define MEM_BUDGET (100ll << 20)        /* bytes of Redis for their state */
+#define MEM_LONG 4                      /* senders with a long history */
+#define MEM_SAMPLE 1000                 /* short states measured one by one */
+
+/* The frames of a short history: 20 numbers, two out of order, three
+ * resent after a reconnection. */
+static const uint64_t mem_pattern[] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 11, 13, 14, 15, 13, 14, 15,
+	16, 17, 18, 19, 20,
+};
+
+static long long used_memory(redisContext *c)
+{
+	redisReply *r = redisCommand(c, "INFO memory");
+	const char *p;
+	long long n;
+
+	assert_non_null(r);
+	assert_int_equal(r->type, REDIS_REPLY_STRING);
+	p = strstr(r->str, "used_memory:");
+	assert_non_null(p);
+	n = atoll(p + strlen("used_memory:"));
+	freeReplyObject(r);
+	return n;
+}
+
+static long long key_memory(redisContext *c, const char *key)
+{
+	return integer(c, "MEMORY USAGE %s SAMPLES 0", key);
+}
+
+/* Sends the short histories of MEM_SENDERS senders, interleaved as many
+ * connections would; counts the fates. */
+static void mem_short_histories(struct fixture *fx)
+{
+	const size_t rounds = sizeof(mem_pattern) / sizeof(mem_pattern[0]);
+	char node[16];
+
+	for (size_t r = 0; r < rounds; r++) {
+		for (int i = 0; i < MEM_SENDERS; i++) {
+			snprintf(node, sizeof(node), "cn%05d", i);
+			submit(fx, node, 1700000000000000ull + (uint64_t)i * 1000000 +
+			       mem_pattern[r], "f", 0, 0);
+		}
+		assert_true(wait_done(fx, (r + 1) * MEM_SENDERS));
+	}
+	assert_int_equal(fx->nstored, 20 * MEM_SENDERS);
+	assert_int_equal(fx->nduplicate, 3 * MEM_SENDERS);
+}
+
+/* Sends 3 * dedup_window frames of each of MEM_LONG senders (every tenth
+ * pair swapped); returns the largest state's MEMORY USAGE. */
+static long long mem_long_histories(struct fixture *fx, redisContext *c)
+{
+	const uint64_t n = 3 * fx->cfg.dedup_window;
+	long long most = 0;
+	char node[16];
+
+	for (int i = 0; i < MEM_LONG; i++) {
+		snprintf(node, sizeof(node), "long%d", i);
+		for (uint64_t s = 1; s <= n; s++) {
+			uint64_t seq = s % 10 == 1 ? s + 1 : s % 10 == 2 ? s - 1 : s;
+
+			submit(fx, node, seq, "f", 0, 0);
+			if (s % 1024 == 0)
+				assert_true(wait_done(fx, fx->ndone + 1024));
+		}
+		assert_true(wait_done(fx, fx->ndone + n % 1024));
+		snprintf(node, sizeof(node), "t:seen:long%d", i);
+		if (key_memory(c, node) > most)
+			most = key_memory(c, node);
+	}
+	return most;
+}
+
+/* The dedup state of 47,522 senders fits 100 MB of Redis: measured for
+ * short histories (used_memory, without the queue), and projected for
+ * long ones from senders that sent three windows' worth of frames (a
+ * state must not grow with its history). Prints the figures. */
+static void test_dedup_memory(void **state)
+{
+	struct fixture *fx = *state;
+	long long before, total, small = 0, sum = 0, big, projected;
+	char key[32];
+	redisContext *c;
+
+	if (!have_redis_server())
+		skip();
+	fx->cfg.require_fsync = false;
+	fx->count_only = true;
+	redis_start(fx, NULL, NULL);    /* no AOF: memory only */
+	queue_open(fx);
+	assert_true(wait_ready(fx));
+	c = client(fx, NULL);
+	assert_non_null(c);
+	before = used_memory(c);
+	mem_short_histories(fx);
+	integer(c, "DEL t:queue");
+	total = used_memory(c) - before;
+	for (int i = 0; i < MEM_SAMPLE; i++) {
+		long long m;
+
+		snprintf(key, sizeof(key), "t:seen:cn%05d", i * (MEM_SENDERS / MEM_SAMPLE));
+		m = key_memory(c, key);
+		sum += m;
+		small = m > small ? m : small;
+	}
+	big = mem_long_histories(fx, c);
+	projected = total + (big > small ? (big - small) * MEM_SENDERS : 0);
+	print_message("{\"test\":\"dedup_memory\",\"senders\":%d,\"window\":%" PRIu64
+		      ",\"bytes\":%lld,\"bytes_per_sender\":%lld,"
+		      "\"key_bytes\":%lld,\"long_history_key_bytes\":%lld,"
+		      "\"projected_bytes\":%lld}\n", MEM_SENDERS,
+		      fx->cfg.dedup_window, total, total / MEM_SENDERS,
+		      sum / MEM_SAMPLE, big, projected);
+	assert_true(total > 0 && total < MEM_BUDGET);
+	assert_true(big <= small);
+	assert_true(projected < MEM_BUDGET);
 	redisFree(c);
 }
 
@@ -675,6 +1111,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_duplicate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_dedup_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_table, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_model, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_ttl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_convert, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dedup_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_give_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_killed_resend, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hung, setup, teardown),
