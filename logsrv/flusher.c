@@ -166,8 +166,10 @@ static int bury(struct bcn_flusher *f, const redisReply *e, int why)
 	return 0;
 }
 
-/* Opens element e of the queue into fr. Returns 0, or the error of
- * bcn_frame_open (-BCN_ECORRUPT as well for anything but a DATA frame). */
+/* Opens and validates element e of the queue into fr (no time window: it
+ * was checked when the frame was accepted). Returns 0, or the error of
+ * bcn_frame_open or bcn_frame_validate (-BCN_ECORRUPT as well for anything
+ * but a DATA frame). */
 static int open_element(struct bcn_flusher *f, const redisReply *e,
 			struct bcn_frame *fr)
 {
@@ -179,6 +181,8 @@ static int open_element(struct bcn_flusher *f, const redisReply *e,
 	rc = bcn_frame_open(fr, (const uint8_t *)e->str, e->len, &f->lim, &len);
 	if (!rc && fr->hdr.kind != BCN_FRAME_DATA)
 		rc = -BCN_ECORRUPT;
+	if (!rc)        /* a frame queued by an older server may be malformed */
+		rc = bcn_frame_validate(fr);
 	return rc;
 }
 
