@@ -27,8 +27,9 @@ bcn_stop "$REDIS_PID"
 # 2. the log server (flusher off, so only ingest is measured)
 bcn_alloc_port RP; bcn_alloc_port LP
 bcn_start_redis "$T/redis" "$RP"
+# ingest_bench dates its records in 2023: no window of record times
 "$BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LP" --auth-key-file "$T/key" \
-	--redis-port "$RP" --no-flusher --log-level warning > "$T/logsrv.log" 2>&1 &
+	--redis-port "$RP" --no-flusher --record-max-age 0 --log-level warning > "$T/logsrv.log" 2>&1 &
 LPID=$!
 BCN_PIDS+=("$LPID")
 bcn_wait_port "$LP" "$LPID"
@@ -54,7 +55,7 @@ drain() { # label, extra logsrv args...
 	bcn_alloc_port LP2
 	t0=$(date +%s.%N)
 	"$BUILD/logsrv/beacon-logsrv" --listen "127.0.0.1:$LP2" --auth-key-file "$T/key" \
-		--redis-port "$RP" --flush-idle 5ms --log-level warning "$@" >> "$T/logsrv.log" 2>&1 &
+		--redis-port "$RP" --flush-idle 5ms --store-retention 36500d --log-level warning "$@" >> "$T/logsrv.log" 2>&1 &
 	local pid=$!
 	BCN_PIDS+=("$pid")
 	while [ "$(bcn_redis "$RP" LLEN bcn:queue)" != 0 ]; do sleep 0.05; done

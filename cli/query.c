@@ -295,12 +295,14 @@ static int dump_settings(const struct bcn_store_settings *set)
 static int run_query(const struct query_args *a,
 		     const struct bcn_store_settings *set)
 {
+	struct bcn_store_config cfg = set->cfg;
 	char err[QUERY_ERR_MAX];
 	struct bcn_store *s;
 	struct query_out o;
 	int rc;
 
-	rc = bcn_store_open(&set->cfg, &s, err, sizeof(err));
+	cfg.existing = true;    /* a query never creates a store */
+	rc = bcn_store_open(&cfg, &s, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "beacon query: opening the store: %s\n", err);
 		return 1;

@@ -11,7 +11,7 @@
 #include "delivery/session.h"
 
 /* Frames a log server sends us: ACK and handshake frames only. */
-static const struct bcn_frame_limits reply_lim = { 512, 512, 1, 1 };
+static const struct bcn_frame_limits reply_lim = { 512, 512, 1, 1, 0, 0, 0 };
 
 int bcn_session_init(struct bcn_session *s,
 		     const struct bcn_session_conf *conf)

@@ -1,4 +1,5 @@
-/* Configuration table of beacon-logsrv (docs/logsrv.md lists the keys). */
+/* Configuration table of beacon-logsrv (docs/logsrv.md lists the keys),
+ * and the frame limits it implies. */
 #include <stddef.h>
 
 #include "common/log.h"
@@ -30,9 +31,17 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	{ "max_frame", BCN_CFG_SIZE, M(max_frame), .min = 1024, .max = 1u << 30,
 	  .def = "16M", .help = "Largest frame body accepted, as sent." },
 	{ "max_raw", BCN_CFG_SIZE, M(max_raw), .min = 1024, .max = 1u << 30,
-	  .def = "64M", .help = "Largest frame payload after decompression." },
+	  .def = "4M", .help = "Largest frame payload after decompression." },
+	{ "max_ratio", BCN_CFG_UINT, M(max_ratio), .max = 1u << 20, .def = "128",
+	  .help = "Most a compressed payload above 64 KiB may expand (raw / compressed; 0: any)." },
 	{ "max_records", BCN_CFG_UINT, M(max_records), .min = 1, .max = 1u << 30,
 	  .def = "1048576", .help = "Most records in one frame." },
+	{ "record_max_age", BCN_CFG_DURATION, M(record_max_age_ms),
+	  .max = 1ll << 42, .def = "7d",
+	  .help = "Reject frames with a record that ended longer ago (0: no bound)." },
+	{ "record_max_ahead", BCN_CFG_DURATION, M(record_max_ahead_ms),
+	  .max = 1ll << 42, .def = "1h",
+	  .help = "Reject frames with a record that begins further ahead of this clock (0: no bound)." },
 	{ "pending_max", BCN_CFG_SIZE, M(pending_max), .min = 1u << 20,
 	  .max = 1ll << 40, .def = "256M", .help = "Frames waiting for Redis before collectors are paused." },
 	{ "handshake_timeout", BCN_CFG_DURATION, M(handshake_timeout_ms),
@@ -64,6 +73,12 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	  .help = "Move frames from Redis into the record store." },
 	{ "flush_frames", BCN_CFG_UINT, M(flush_frames), .min = 1, .max = 100000,
 	  .def = "256", .help = "Frames read from Redis per store batch." },
+	{ "flush_bytes", BCN_CFG_SIZE, M(flush_bytes), .min = 1u << 20,
+	  .max = 1ll << 34, .def = "32M",
+	  .help = "Decoded frame bytes held per store batch (one larger frame still goes alone)." },
+	{ "expire_interval", BCN_CFG_DURATION, M(expire_interval_ms), .min = 1000,
+	  .max = 86400000, .def = "1h",
+	  .help = "How often the flusher deletes the days older than store_retention." },
 	{ "flush_idle", BCN_CFG_DURATION, M(flush_idle_ms), .min = 1, .max = 60000, .def = "200ms",
 	  .help = "Pause of the flusher when Redis is empty." },
 	{ "flush_backoff_max", BCN_CFG_DURATION, M(flush_backoff_max_ms), .min = 100,
@@ -77,3 +92,19 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	BCN_STORE_CONFIG_OPTIONS(struct bcn_logsrv_config, store),
 	{ .name = NULL }
 };
+
+void bcn_logsrv_frame_limits(const struct bcn_logsrv_config *cfg, bool at_door,
+			     struct bcn_frame_limits *lim)
+{
+	const struct bcn_frame_limits def = BCN_FRAME_LIMITS_DEFAULT;
+
+	*lim = def;
+	lim->max_body = (uint32_t)cfg->max_frame;
+	lim->max_raw = (uint32_t)cfg->max_raw;
+	lim->max_records = (uint32_t)cfg->max_records;
+	lim->max_ratio = (uint32_t)cfg->max_ratio;
+	if (at_door) {
+		lim->max_age_ns = cfg->record_max_age_ms * 1000000;
+		lim->max_ahead_ns = cfg->record_max_ahead_ms * 1000000;
+	}
+}

@@ -5,7 +5,11 @@
  * identity (node, sequence, position), so a batch that is appended twice
  * (after a crash between the store's confirmation and the trim) is stored
  * once. Exactly one flusher may serve a queue. Each moved batch adds the
- * ingest lag of its records to the statistics. */
+ * ingest lag of its records to the statistics. Only malformed frames go to
+ * the dead letters; a frame that cannot be decoded for a passing reason
+ * (out of memory) stays queued and is tried again. A batch holds at most
+ * flush_bytes of decoded frames, and decoders give large buffers back
+ * after each round. The flusher also expires the store's old days. */
 #include <errno.h>
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
@@ -23,6 +27,7 @@
 
 #define BATCH_RECORDS_MAX 8192          /* records per store append */
 #define BACKOFF_MIN_MS 100
+#define DECODER_KEEP_BYTES (1u << 20)   /* a decoder keeps this much between rounds */
 
 struct bcn_flusher {
 	pthread_t thread;
@@ -39,8 +44,10 @@ struct bcn_flusher {
 	struct bcn_record *recs;
 	struct bcn_store_item *items;
 	int64_t backoff_ms;
+	int64_t last_expire_ms;         /* monotonic; 0: expiry not run yet */
 	struct bcn_lagdist lag;         /* of the round's stored records */
 	struct bcn_complain redis_complaint, store_complaint, round_complaint;
+	struct bcn_complain decode_complaint, expire_complaint;
 };
 
 static void sleep_ms(struct bcn_flusher *f, int64_t ms)
@@ -127,26 +134,99 @@ static int ensure_frames(struct bcn_flusher *f, size_t n)
 	return 0;
 }
 
+enum bcn_flush_fate bcn_flusher_fate(int rc)
+{
+	switch (rc) {
+	case -BCN_ETRUNC:
+	case -BCN_EMAGIC:
+	case -BCN_EVERSION:
+	case -BCN_ETOOBIG:
+	case -BCN_ECHECKSUM:
+	case -BCN_ECORRUPT:
+	case -BCN_EKIND:
+		return BCN_FLUSH_DEAD;
+	default:
+		return BCN_FLUSH_RETRY;
+	}
+}
+
+/* Moves the frame e to the dead letters. Returns 0 or -EIO. */
+static int bury(struct bcn_flusher *f, const redisReply *e, int why)
+{
+	redisReply *d = redisCommand(f->rc, "RPUSH %s %b", f->dead_key,
+				     e->str, (size_t)e->len);
+	int ok = d && d->type == REDIS_REPLY_INTEGER;
+
+	freeReplyObject(d);
+	if (!ok)
+		return -EIO;
+	f->st->dead_letters++;
+	BCN_ERR("flusher: undecodable frame in Redis (%s); moved to %s",
+		bcn_strerror(why), f->dead_key);
+	return 0;
+}
+
+/* Opens and validates element e of the queue into fr (no time window: it
+ * was checked when the frame was accepted). Returns 0, or the error of
+ * bcn_frame_open or bcn_frame_validate (-BCN_ECORRUPT as well for anything
+ * but a DATA frame). */
+static int open_element(struct bcn_flusher *f, const redisReply *e,
+			struct bcn_frame *fr)
+{
+	size_t len = 0;
+	int rc;
+
+	if (e->type != REDIS_REPLY_STRING)
+		return -BCN_ECORRUPT;
+	rc = bcn_frame_open(fr, (const uint8_t *)e->str, e->len, &f->lim, &len);
+	if (!rc && fr->hdr.kind != BCN_FRAME_DATA)
+		rc = -BCN_ECORRUPT;
+	if (!rc)        /* a frame queued by an older server may be malformed */
+		rc = bcn_frame_validate(fr);
+	return rc;
+}
+
+/* Whether the frame e would take the batch's decoded bytes past
+ * flush_bytes (its header is read without decoding it). */
+static bool over_budget(struct bcn_flusher *f, const redisReply *e, size_t held)
+{
+	struct bcn_frame_header h;
+
+	if (e->type != REDIS_REPLY_STRING ||
+	    bcn_frame_header_parse((const uint8_t *)e->str, e->len, &f->lim, &h))
+		return false;   /* decoded (and buried) below, at no cost */
+	return held + 2 * (size_t)h.raw_len > f->cfg->flush_bytes;
+}
+
 /* Decodes frames[0..n) of the reply into records, as many whole frames as
- * fit in one batch. *used gets the number of frames consumed (decoded or
- * sent to the dead list), *nrec the number of records. */
+ * fit in one batch (BATCH_RECORDS_MAX records, flush_bytes decoded bytes).
+ * *used gets the number of frames consumed (decoded or sent to the dead
+ * list), *nrec the number of records. Returns 0, 1 for a frame bigger
+ * than a batch (frames[0], alone), -EIO (Redis) or, when the first frame
+ * cannot be opened for a transient reason, that error. */
 static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 			size_t *nrec)
 {
-	size_t k = 0, nr = 0;
+	size_t k = 0, nr = 0, held = 0;
 	int rc = ensure_frames(f, r->elements);
 
 	for (size_t i = 0; rc == 0 && i < r->elements; i++) {
 		redisReply *e = r->element[i];
 		struct bcn_frame *fr = &f->frames[i];
-		size_t len = 0;
 		struct bcn_record rec;
+		uint32_t idx = 0;
 
-		rc = e->type == REDIS_REPLY_STRING
-		     ? bcn_frame_open(fr, (uint8_t *)e->str, e->len, &f->lim, &len)
-		     : -BCN_ECORRUPT;
-		if (!rc && fr->hdr.kind != BCN_FRAME_DATA)
-			rc = -BCN_ECORRUPT;
+		if (k > 0 && over_budget(f, e, held))
+			break;
+		rc = open_element(f, e, fr);
+		if (rc && bcn_flusher_fate(rc) == BCN_FLUSH_RETRY) {
+			bcn_complain(&f->decode_complaint, BCN_LOG_WARNING,
+				     "flusher: cannot decode a frame now (%s); it stays queued",
+				     bcn_strerror(rc));
+			if (k > 0)
+				rc = 0;         /* store the frames before it */
+			break;
+		}
 		if (!rc && nr + fr->hdr.count > BATCH_RECORDS_MAX && k > 0)
 			break;
 		if (!rc && nr + fr->hdr.count > BATCH_RECORDS_MAX) {
@@ -156,24 +236,13 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 			return 1;
 		}
 		if (rc) {
-			redisReply *d = redisCommand(f->rc, "RPUSH %s %b", f->dead_key,
-						     e->str, (size_t)e->len);
-			int ok = d && d->type == REDIS_REPLY_INTEGER;
-
-			freeReplyObject(d);
-			if (!ok)
-				return -EIO;
-			f->st->dead_letters++;
-			BCN_ERR("flusher: undecodable frame in Redis (%s); moved to %s",
-				bcn_strerror(rc), f->dead_key);
+			rc = bury(f, e, rc);
 			fr->hdr.count = 0;
 			fr->cur = NULL;
-			rc = 0;
 			k++;
 			continue;
 		}
-		uint32_t idx = 0;
-
+		held += 2 * (size_t)fr->hdr.raw_len;
 		while (bcn_frame_next(fr, &rec) == 1) {
 			f->recs[nr] = rec;
 			f->items[nr].rec = &f->recs[nr];
@@ -186,6 +255,18 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 	*used = k;
 	*nrec = nr;
 	return rc;
+}
+
+/* Gives back the buffers of decoders that grew past DECODER_KEEP_BYTES, so
+ * that one round of large frames does not hold its memory for good. */
+static void release_decoders(struct bcn_flusher *f)
+{
+	for (size_t i = 0; i < f->nframes_cap; i++) {
+		struct bcn_frame *fr = &f->frames[i];
+
+		if (fr->raw_cap + fr->strings_cap > DECODER_KEEP_BYTES)
+			bcn_frame_free(fr);
+	}
 }
 
 /* Adds the ingest lag of recs[0..n), which the store has just confirmed,
@@ -265,8 +346,13 @@ static int flush_round(struct bcn_flusher *f)
 		rc = bcn_store_append(f->store, f->items, nrec);
 		if (!rc)
 			account_lag(f, f->recs, nrec);
+	} else if (rc < 0 && rc != -EIO) {
+		freeReplyObject(r);
+		release_decoders(f);
+		return rc;      /* logged by decode_batch; the round is retried */
 	}
 	freeReplyObject(r);
+	release_decoders(f);
 	if (rc) {
 		f->st->store_errors++;
 		bcn_complain(&f->store_complaint, BCN_LOG_ERR,
@@ -289,6 +375,32 @@ static int flush_round(struct bcn_flusher *f)
 	return (int)used;
 }
 
+/* Deletes the store's days older than store_retention, at the first round
+ * and then every expire_interval. A failure is logged and tried again at
+ * the next interval. */
+static void expire_days(struct bcn_flusher *f)
+{
+	int64_t now = bcn_mono_ms();
+	uint64_t removed = 0;
+	int rc;
+
+	if (f->last_expire_ms && now - f->last_expire_ms < f->cfg->expire_interval_ms)
+		return;
+	f->last_expire_ms = now;
+	rc = bcn_store_expire(f->store, bcn_real_ns(), &removed);
+	if (rc) {
+		bcn_complain(&f->expire_complaint, BCN_LOG_ERR,
+			     "flusher: expiring old days: %s (tried again in %" PRId64 " ms)",
+			     bcn_strerror(rc), f->cfg->expire_interval_ms);
+		return;
+	}
+	bcn_complain_release(&f->expire_complaint, BCN_LOG_NOTICE,
+			     "flusher: expiry works again");
+	if (removed)
+		BCN_NOTICE("flusher: expired %" PRIu64 " day(s) older than store_retention",
+			   removed);
+}
+
 static void update_backlog(struct bcn_flusher *f)
 {
 	redisReply *r = redisCommand(f->rc, "LLEN %s", f->queue_key);
@@ -304,6 +416,7 @@ static void *flusher_main(void *arg)
 	while (!atomic_load(&f->stop)) {
 		int n;
 
+		expire_days(f);
 		if (redis_ensure(f)) {
 			f->st->backlog = -1;
 			backoff(f);
@@ -335,7 +448,6 @@ static void *flusher_main(void *arg)
 int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 		      struct bcn_logsrv_stats *stats, struct bcn_flusher **out)
 {
-	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
 	struct bcn_flusher *f = calloc(1, sizeof(*f));
 	char err[256];
 	int rc;
@@ -346,10 +458,7 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 	f->cfg = cfg;
 	f->st = stats;
 	stats->backlog = -1;
-	lim.max_body = (uint32_t)cfg->max_frame;
-	lim.max_raw = (uint32_t)cfg->max_raw;
-	lim.max_records = (uint32_t)cfg->max_records;
-	f->lim = lim;
+	bcn_logsrv_frame_limits(cfg, false, &f->lim);
 	snprintf(f->queue_key, sizeof(f->queue_key), BCN_LOGSRV_QUEUE_KEY, cfg->redis_prefix);
 	snprintf(f->dead_key, sizeof(f->dead_key), BCN_LOGSRV_DEAD_KEY, cfg->redis_prefix);
 	f->recs = calloc(BATCH_RECORDS_MAX, sizeof(*f->recs));

@@ -17,6 +17,7 @@
 #include "common/program.h"
 #include "logsrv/lagdist.h"
 #include "logsrv/redisq.h"
+#include "proto/frame.h"
 #include "store/store_config.h"
 
 #define BCN_LOGSRV_ADDR_MAX 280
@@ -34,6 +35,9 @@ struct bcn_logsrv_config {
 	uint64_t max_frame;                     /* body bytes */
 	uint64_t max_raw;
 	uint64_t max_records;
+	uint64_t max_ratio;                     /* raw / compressed, 0: any */
+	int64_t record_max_age_ms;              /* 0: no bound */
+	int64_t record_max_ahead_ms;            /* 0: no bound */
 	uint64_t pending_max;                   /* bytes awaiting Redis */
 	int64_t handshake_timeout_ms;
 	int64_t idle_timeout_ms;
@@ -48,6 +52,8 @@ struct bcn_logsrv_config {
 	int64_t redis_timeout_ms;               /* a write must be confirmed */
 	bool flusher;
 	uint64_t flush_frames;                  /* frames per store batch */
+	uint64_t flush_bytes;                   /* decoded bytes per batch */
+	int64_t expire_interval_ms;             /* store expiry period */
 	int64_t flush_idle_ms;
 	int64_t flush_backoff_max_ms;
 	int64_t stats_interval_ms;
@@ -58,6 +64,13 @@ struct bcn_logsrv_config {
 
 /* The declarative configuration table of beacon-logsrv. */
 extern const struct bcn_config_opt bcn_logsrv_options[];
+
+/* Fills lim from cfg's frame keys (max_frame, max_raw, max_records,
+ * max_ratio). at_door adds the window of record times (record_max_age,
+ * record_max_ahead) that the server checks on receipt; the flusher
+ * decodes frames already accepted, whatever their age, without it. */
+void bcn_logsrv_frame_limits(const struct bcn_logsrv_config *cfg, bool at_door,
+			     struct bcn_frame_limits *lim);
 
 /* The program (common/program.h, logsrv/program.c). */
 extern const struct bcn_program bcn_logsrv_program;
@@ -107,5 +120,18 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 		      struct bcn_logsrv_stats *stats, struct bcn_flusher **out);
 /* Asks the flusher to finish its current batch and waits for it. */
 void bcn_flusher_stop(struct bcn_flusher *f);
+
+/* What the flusher does with a frame of the queue it cannot open. */
+enum bcn_flush_fate {
+	BCN_FLUSH_DEAD,         /* malformed: move it to the dead letters */
+	BCN_FLUSH_RETRY,        /* transient (memory, ...): leave it, retry */
+};
+
+/* The fate of a frame for which bcn_frame_open (or the kind check after
+ * it) returned rc < 0: only errors that prove the stored bytes malformed
+ * (bad magic, version, kind, checksum, content, a size above the limits,
+ * a cut frame) are DEAD; -ENOMEM and every other code are RETRY, so that
+ * an acknowledged frame is never set aside for a passing failure. */
+enum bcn_flush_fate bcn_flusher_fate(int rc);
 
 #endif

@@ -773,9 +773,7 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 	s.lfd = s.tfd = s.ep = -1;
 	s.now_ms = bcn_mono_ms();
 	s.last_stats_ms = s.now_ms;
-	lim.max_body = (uint32_t)cfg->max_frame;
-	lim.max_raw = (uint32_t)cfg->max_raw;
-	lim.max_records = (uint32_t)cfg->max_records;
+	bcn_logsrv_frame_limits(cfg, true, &lim);
 	s.cx.st = stats;
 	s.cx.name = cfg->name;
 	s.cx.lim = lim;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "proto/frame.h"
 #include "proto/varint.h"
@@ -66,6 +67,7 @@ void bcn_frame_free(struct bcn_frame *f)
 	free(f->raw);
 	free(f->strings);
 	free(f->str);
+	free(f->refd);
 	bcn_frame_init(f);
 }
 
@@ -83,12 +85,18 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen)
+static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
+			const struct bcn_frame_limits *lim)
 {
 	uLongf dlen = f->hdr.raw_len;
 	uLong slen = plen;
 	int rc;
 
+	/* a bomb is refused before its output is allocated */
+	if ((f->hdr.flags & BCN_FRAME_F_ZLIB) && lim->max_ratio &&
+	    f->hdr.raw_len > BCN_FRAME_RATIO_FLOOR &&
+	    f->hdr.raw_len > (uint64_t)plen * lim->max_ratio)
+		return -BCN_ECORRUPT;
 	rc = grow((void **)&f->raw, &f->raw_cap, f->hdr.raw_len ? f->hdr.raw_len : 1, 1);
 	if (rc)
 		return rc;
@@ -122,6 +130,8 @@ static int open_strings(struct bcn_frame *f, const struct bcn_frame_limits *lim)
 	if (!rc)    /* every entry needs its bytes and a NUL, bounded by raw */
 		rc = grow((void **)&f->strings, &f->strings_cap,
 			  f->hdr.raw_len + 1, 1);
+	if (!rc)
+		rc = grow((void **)&f->refd, &f->refd_cap, n / 8 + 1, 1);
 	if (rc)
 		return rc;
 	f->str[0] = "";
@@ -169,8 +179,25 @@ static int open_body(struct bcn_frame *f, const uint8_t *body,
 	}
 	if (f->hdr.node_len == 0)
 		return -BCN_ECORRUPT;
-	rc = open_payload(f, pl, plen);
+	rc = open_payload(f, pl, plen, lim);
 	return rc ? rc : open_strings(f, lim);
+}
+
+/* Fixes the window of record times that bcn_frame_validate accepts. */
+static void set_window(struct bcn_frame *f, const struct bcn_frame_limits *lim)
+{
+	int64_t now;
+
+	f->windowed = lim->max_age_ns > 0 || lim->max_ahead_ns > 0;
+	f->t_lo = INT64_MIN;
+	f->t_hi = INT64_MAX;
+	if (!f->windowed)
+		return;
+	now = bcn_real_ns();
+	if (lim->max_age_ns > 0 && __builtin_sub_overflow(now, lim->max_age_ns, &f->t_lo))
+		f->t_lo = INT64_MIN;
+	if (lim->max_ahead_ns > 0 && __builtin_add_overflow(now, lim->max_ahead_ns, &f->t_hi))
+		f->t_hi = INT64_MAX;
 }
 
 int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
@@ -197,6 +224,7 @@ int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 	crc = (uint32_t)crc32(crc, buf + BCN_FRAME_HDR_LEN, f->hdr.body_len);
 	if (crc != f->hdr.crc)
 		return -BCN_ECHECKSUM;
+	set_window(f, lim);
 	rc = open_body(f, buf + BCN_FRAME_HDR_LEN, lim);
 	if (rc)
 		return rc;
@@ -225,6 +253,7 @@ int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
 	f->cur = f->end = f->first = NULL;
 	f->seen = 0;
 	f->last_t = 0;
+	f->windowed = false;
 	rc = grow((void **)&f->raw, &f->raw_cap, len ? len : 1, 1);
 	if (rc)
 		return rc;
@@ -268,6 +297,7 @@ static int get_field(struct bcn_frame *f, const struct bcn_field *fd,
 	case BCN_F_STR:
 		if (v > f->nstr)
 			return -BCN_ECORRUPT;
+		f->refd[v >> 3] |= (uint8_t)(1u << (v & 7));
 		*(const char **)p = f->str[v];
 		return 0;
 	case BCN_F_VEC:
@@ -337,15 +367,40 @@ void bcn_frame_rewind(struct bcn_frame *f)
 	f->last_t = 0;
 }
 
+static bool in_window(const struct bcn_frame *f, const struct bcn_record *r)
+{
+	int64_t end;
+
+	if (__builtin_add_overflow(r->t, r->dur, &end))
+		end = INT64_MAX;
+	return r->t <= f->t_hi && end >= f->t_lo;
+}
+
+/* Returns whether every entry of the string table was referenced. */
+static bool all_referenced(const struct bcn_frame *f)
+{
+	for (uint32_t i = 1; i <= f->nstr; i++)
+		if (!(f->refd[i >> 3] & (1u << (i & 7))))
+			return false;
+	return true;
+}
+
 int bcn_frame_validate(struct bcn_frame *f)
 {
 	struct bcn_record r;
-	int rc;
+	int rc, out = 0;
 
-	while ((rc = bcn_frame_next(f, &r)) == 1)
-		;
+	if (f->hdr.kind != BCN_FRAME_DATA || !f->first)
+		return -BCN_ECORRUPT;
 	bcn_frame_rewind(f);
-	return rc;
+	memset(f->refd, 0, f->nstr / 8 + 1);
+	while ((rc = bcn_frame_next(f, &r)) == 1)
+		if (f->windowed && !in_window(f, &r))
+			out = -BCN_ERANGE;
+	if (rc == 0 && !all_referenced(f))
+		rc = -BCN_ECORRUPT;
+	bcn_frame_rewind(f);
+	return rc ? rc : out;
 }
 
 size_t bcn_frame_resync(const uint8_t *buf, size_t len)

@@ -8,6 +8,7 @@
 #ifndef BCN_FRAME_H
 #define BCN_FRAME_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,15 +44,25 @@ enum bcn_ack_status {
 	BCN_ACK_STATUS_MAX
 };
 
+/* What a decoder accepts. max_ratio bounds how much a compressed payload
+ * may expand (raw_len / compressed length; payloads up to
+ * BCN_FRAME_RATIO_FLOOR bytes are exempt; 0: no bound). max_age_ns and
+ * max_ahead_ns bound record times around the real-time clock read when
+ * the frame is opened (0: no bound); only bcn_frame_validate checks them. */
 struct bcn_frame_limits {
 	uint32_t max_body;      /* bytes after the header, as sent */
 	uint32_t max_raw;       /* payload bytes after decompression */
 	uint32_t max_records;
 	uint32_t max_strings;
+	uint32_t max_ratio;
+	int64_t max_age_ns;     /* records ending this long ago, at most */
+	int64_t max_ahead_ns;   /* records starting this far ahead, at most */
 };
 
+#define BCN_FRAME_RATIO_FLOOR (64u << 10)
+
 #define BCN_FRAME_LIMITS_DEFAULT \
-	{ 16u << 20, 64u << 20, 1u << 20, 1u << 16 }
+	{ 16u << 20, 64u << 20, 1u << 20, 1u << 16, 0, 0, 0 }
 
 struct bcn_frame_header {
 	uint8_t version, kind, flags, node_len;
@@ -76,6 +87,10 @@ struct bcn_frame {
 	const char **str;               /* str[0] = "", str[i] = entry i */
 	size_t str_cap;
 	uint32_t nstr;
+	uint8_t *refd;                  /* bit i: str[i] referenced (validate) */
+	size_t refd_cap;
+	int64_t t_lo, t_hi;             /* window of record times (validate) */
+	bool windowed;
 	const uint8_t *cur, *end;       /* record cursor */
 	const uint8_t *first;           /* first record, for rewinding */
 	uint32_t seen;
@@ -98,7 +113,9 @@ void bcn_frame_free(struct bcn_frame *f);
  * *consumed is the frame's length and the records can be read with
  * bcn_frame_next. Returns 0; -BCN_ETRUNC if buf holds only part of the
  * frame (*consumed is then the length needed, when known, else 0); or the
- * header errors, -BCN_ECHECKSUM, -BCN_ECORRUPT, -BCN_ETOOBIG, -ENOMEM. */
+ * header errors, -BCN_ECHECKSUM, -BCN_ECORRUPT (also for a payload that
+ * expands more than lim->max_ratio), -BCN_ETOOBIG, -ENOMEM. When lim sets
+ * a time window, it is fixed here from the real-time clock. */
 int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 		   const struct bcn_frame_limits *lim, size_t *consumed);
 
@@ -113,8 +130,12 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r);
 /* Starts reading the records again from the first one. */
 void bcn_frame_rewind(struct bcn_frame *f);
 
-/* Reads every record once to check the whole payload, then rewinds.
- * Returns 0 or -BCN_ECORRUPT. */
+/* Reads every record once to check the whole payload, then rewinds:
+ * every record must decode, every entry of the string table must be
+ * referenced by a record, and when the limits of bcn_frame_open set a
+ * time window every record must lie in it ([t, t + dur] ends after
+ * now - max_age and t begins before now + max_ahead). Returns 0,
+ * -BCN_ECORRUPT, -BCN_ERANGE (a record outside the window) or -ENOMEM. */
 int bcn_frame_validate(struct bcn_frame *f);
 
 /* Builds DATA frames: add records, then finish a frame. */

@@ -123,6 +123,21 @@ static int intern(struct bcn_frame_builder *b, const char *s, uint64_t *idx)
 	return 0;
 }
 
+/* Forgets the strings interned after the table held nstr entries in slen
+ * bytes, so that a record that failed half-way leaves none behind (a
+ * string no record references makes the frame malformed). Entries are
+ * only ever added, so clearing the newer ones breaks no older probe. */
+static void unintern(struct bcn_frame_builder *b, uint32_t nstr, size_t slen)
+{
+	if (b->nstr == nstr)
+		return;
+	for (uint32_t h = 0; h < b->slot_cap; h++)
+		if (b->slots[h] > nstr)
+			b->slots[h] = 0;
+	b->nstr = nstr;
+	b->strs.len = slen;
+}
+
 static uint8_t *put_vec(uint8_t *p, const uint64_t *v, unsigned n)
 {
 	uint64_t mask = 0;
@@ -181,6 +196,8 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 			  const struct bcn_record *r)
 {
 	const struct bcn_record_desc *d = bcn_record_desc(r->type);
+	uint32_t nstr = b->nstr;
+	size_t slen = b->strs.len;
 	uint8_t *start, *p;
 	int rc;
 
@@ -203,8 +220,10 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	p += bcn_varint_put(p, r->job);
 	for (size_t i = 0; i < d->nfields; i++) {
 		rc = put_field(b, &d->fields[i], r, &p);
-		if (rc)
-			return rc;   /* recs.len untouched: record dropped */
+		if (rc) {       /* recs.len untouched: record dropped */
+			unintern(b, nstr, slen);
+			return rc;
+		}
 	}
 	b->recs.len += (size_t)(p - start);
 	b->last_t = r->t;

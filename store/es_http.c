@@ -120,6 +120,22 @@ static int curl_errno(CURLcode c)
 			(rc) = curl_easy_setopt((c), (opt), (val)); \
 	} while (0)
 
+/* Only HTTP and HTTPS, for the request and for any redirect: a store URL
+ * (or a redirect from the server) naming file://, ftp:// ... is refused. */
+static CURLcode restrict_protocols(CURL *c)
+{
+	CURLcode rc = CURLE_OK;
+
+#if LIBCURL_VERSION_NUM >= 0x075500     /* 7.85.0: the string options */
+	SETOPT(rc, c, CURLOPT_PROTOCOLS_STR, "http,https");
+	SETOPT(rc, c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	SETOPT(rc, c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	SETOPT(rc, c, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	return rc;
+}
+
 /* Sets the options of one request on the reset handle. */
 static CURLcode setup(struct bcn_es_http *h, const char *method,
 		      const char *url, const char *body, size_t len,
@@ -130,6 +146,7 @@ static CURLcode setup(struct bcn_es_http *h, const char *method,
 	long conn = h->timeout_ms < BCN_ES_CONNECT_MS ? (long)h->timeout_ms :
 		    BCN_ES_CONNECT_MS;
 
+	rc = restrict_protocols(c);
 	SETOPT(rc, c, CURLOPT_URL, url);
 	SETOPT(rc, c, CURLOPT_ERRORBUFFER, cerr);
 	SETOPT(rc, c, CURLOPT_NOSIGNAL, 1L);

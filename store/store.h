@@ -15,6 +15,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "proto/record.h"
@@ -41,6 +42,8 @@ struct bcn_store_config {
 	int64_t retention_days;         /* whole days kept; default 183 */
 	int64_t timeout_ms;             /* per request (opensearch) or busy
 					 * timeout (sqlite) */
+	bool existing;                  /* sqlite: the directory must exist
+					 * already (readers); never created */
 };
 
 /* Fills cfg with the defaults: sqlite in "./beacon-store", prefix

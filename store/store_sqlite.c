@@ -884,6 +884,16 @@ static int make_dirs(const char *dir)
 	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
 }
 
+/* Checks that dir is an existing directory, creating nothing. */
+static int dir_exists(const char *dir)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb))
+		return -errno;
+	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
+}
+
 static void sq_close(struct bcn_store *bs)
 {
 	struct sq_store *s = (struct sq_store *)bs;
@@ -907,7 +917,7 @@ static int sq_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 		snprintf(err, errlen, "store directory name too long");
 		return -ENAMETOOLONG;
 	}
-	rc = make_dirs(cfg->dir);
+	rc = cfg->existing ? dir_exists(cfg->dir) : make_dirs(cfg->dir);
 	if (rc) {
 		snprintf(err, errlen, "store directory '%s': %s", cfg->dir,
 			 bcn_strerror(rc));

@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 static void decode_stream(const uint8_t *data, size_t size)
 {
 	/* small limits so the fuzzer reaches the size checks */
-	static const struct bcn_frame_limits lim = { 1 << 16, 1 << 18, 4096, 512 };
+	static const struct bcn_frame_limits lim = { 1 << 16, 1 << 18, 4096, 512, 64, 0, 0 };
 	struct bcn_frame f;
 	size_t off = 0, used;
 

@@ -157,6 +157,7 @@ PY
 # the store is found through the override too, and an empty one is empty
 "$BEACON" query --store-dir "$T/store" --layer ost --limit 3 | wc -l | grep -qx 3 ||
 	fail "--store-dir override"
+mkdir "$T/empty"        # an existing, empty directory (a missing one: below)
 out=$("$BEACON" query --store-dir "$T/empty" --layer ost)
 [ -z "$out" ] || fail "empty store printed something"
 
@@ -191,5 +192,12 @@ expect_usage "No such file" --config "$T/missing.conf" --layer ost
 "$BEACON" query --config "$T/logsrv.conf" --dump-config > "$T/dump"
 grep -qx 'store_retention = 30d' "$T/dump" || fail "dump: $(cat "$T/dump")"
 grep -q '^listen' "$T/dump" && fail "dump holds a foreign key"
+
+# a store directory that does not exist is an error, and is not created
+rc=0
+"$BEACON" query --store-dir "$T/nostore/sub" --layer ost > "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 1 ] || fail "query of a missing store exited $rc"
+grep -q "No such file" "$T/err" || fail "missing store: $(cat "$T/err")"
+[ -e "$T/nostore" ] && fail "query created the store directory"
 
 echo "query_cli: ok"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -20,6 +21,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "store/es_build.h"
+#include "store/es_http.h"
 #include "store/es_parse.h"
 #include "store/record_json.h"
 
@@ -699,6 +701,28 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* The HTTP client speaks HTTP and HTTPS only: a store URL naming a local
+ * file is refused, not read. */
+static void test_http_protocols(void **state)
+{
+	char path[] = "/tmp/es_test_XXXXXX", url[64], err[256];
+	struct bcn_es_http h;
+	FILE *f;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("{\"secret\":1}", f);
+	fclose(f);
+	snprintf(url, sizeof(url), "file://%s", path);
+	assert_int_equal(bcn_es_http_init(&h, url, "", "", 2000, err, sizeof(err)), 0);
+	assert_true(bcn_es_http_request(&h, "GET", "", NULL, 0, err, sizeof(err)) < 0);
+	assert_true(h.resp.len == 0);
+	bcn_es_http_free(&h);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_parse_search),
 		cmocka_unit_test(test_parse_buckets),
 		cmocka_unit_test(test_parse_misc),
+		cmocka_unit_test(test_http_protocols),
 	};
 
 	bcn_buf_init(&file, FILE_MAX);

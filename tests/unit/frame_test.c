@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "proto/frame.h"
 #include "proto/varint.h"
@@ -392,6 +393,152 @@ static void test_zlib_bomb(void **state)
 	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
 }
 
+/* A string nobody references makes the payload malformed: a frame could
+ * otherwise carry megabytes of table that only cost the server memory. */
+static void test_unreferenced_string(void **state)
+{
+	/* one string "abc", then the io record of test_corrupt_payload with
+	 * its path (byte 11 of that record, here 5 + 10) naming entry 1 or 0 */
+	uint8_t p[] = { 1, 3, 'a', 'b', 'c', 1, 2, 0, 5, 0, 1, 0, 2, 0, 0, 1,
+			0, 0, 1, 0, 0 };
+	uint8_t f[128];
+	size_t n = hand_frame(f, p, sizeof(p), 1, sizeof(p));
+
+	assert_int_equal(open_bytes(f, n, &lim), 0);
+	p[15] = 0;
+	n = hand_frame(f, p, sizeof(p), 1, sizeof(p));
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+}
+
+/* The reviewer's bomb: one record and megabytes of strings nobody uses,
+ * compressed a thousandfold. With a ratio bound it is refused before its
+ * output is allocated; without one the string table check refuses it. */
+static void test_string_table_bomb(void **state)
+{
+	enum { NSTR = 1000, SLEN = 4000 };
+	struct bcn_frame_limits l = lim;
+	struct bcn_buf raw, wire;
+	struct bcn_frame fr;
+	uint8_t hdr[BCN_VARINT_MAX];
+	const uint8_t rec[] = { 1, 2, 0, 5, 0, 1, 0, 2, 0, 0, 0, 0, 0, 1, 0, 0 };
+	static uint8_t str[SLEN];
+	uLongf zl;
+	size_t used;
+
+	memset(str, 'x', sizeof(str));
+	bcn_buf_init(&raw, 8u << 20);
+	bcn_buf_init(&wire, 8u << 20);
+	assert_int_equal(bcn_buf_add(&raw, hdr, bcn_varint_put(hdr, NSTR)), 0);
+	for (int i = 0; i < NSTR; i++) {
+		assert_int_equal(bcn_buf_add(&raw, hdr, bcn_varint_put(hdr, SLEN)), 0);
+		assert_int_equal(bcn_buf_add(&raw, str, SLEN), 0);
+	}
+	assert_int_equal(bcn_buf_add(&raw, rec, sizeof(rec)), 0);
+	uint8_t *z = malloc(raw.len), *f;
+
+	assert_non_null(z);
+	zl = (uLongf)raw.len;
+	assert_int_equal(compress2(z, &zl, raw.data, raw.len, 9), Z_OK);
+	assert_true(raw.len > 500 * zl);    /* the bomb really is one */
+	assert_int_equal(bcn_buf_reserve(&wire, 64 + zl), 0);
+	f = wire.data;
+	size_t n = hand_frame(f, z, zl, 1, (uint32_t)raw.len);
+	f[6] = BCN_FRAME_F_ZLIB;
+	reseal(f, n);
+	free(z);
+
+	l.max_ratio = 100;
+	bcn_frame_init(&fr);
+	assert_int_equal(bcn_frame_open(&fr, f, n, &l, &used), -BCN_ECORRUPT);
+	assert_true(fr.raw_cap < BCN_FRAME_RATIO_FLOOR);        /* nothing inflated */
+	l.max_ratio = 0;
+	assert_int_equal(bcn_frame_open(&fr, f, n, &l, &used), 0);
+	assert_int_equal(bcn_frame_validate(&fr), -BCN_ECORRUPT);
+	/* a small payload may expand as much as it likes */
+	l.max_ratio = 2;
+	struct bcn_buf small;
+
+	sample_frame(&small, 9);
+	assert_int_equal(open_bytes(small.data, small.len, &l), 0);
+	bcn_buf_free(&small);
+	bcn_frame_free(&fr);
+	bcn_buf_free(&raw);
+	bcn_buf_free(&wire);
+}
+
+/* A record that fails half-way (the table fills at its second string)
+ * leaves no string behind, so the frame stays valid. */
+static void test_builder_rollback(void **state)
+{
+	struct bcn_frame_limits l = lim;
+	struct bcn_frame_builder b;
+	struct bcn_record r;
+	struct bcn_buf w;
+
+	l.max_strings = 2;
+	bcn_buf_init(&w, 1 << 20);
+	assert_int_equal(bcn_frame_builder_init(&b, &l, 1), 0);
+	bcn_record_init(&r, BCN_REC_OST);
+	r.t = 1700000000000000000ll;
+	r.u.ost.target = "A";
+	assert_int_equal(bcn_frame_builder_add(&b, &r), 0);
+	r.u.ost.target = "B";
+	r.u.ost.client = "C";
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_EFULL);
+	r.u.ost.target = "A";
+	r.u.ost.client = "D";
+	assert_int_equal(bcn_frame_builder_add(&b, &r), 0);
+	assert_int_equal(bcn_frame_builder_finish(&b, "cn1", 1, &w), 0);
+	assert_int_equal(open_bytes(w.data, w.len, &l), 0);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&w);
+}
+
+/* Builds a one-record frame at time t (duration dur) and checks it under a
+ * window of 7 days back and 1 hour ahead. */
+static int window_check(int64_t t, int64_t dur)
+{
+	struct bcn_frame_limits l = lim;
+	struct bcn_frame_builder b;
+	struct bcn_record r;
+	struct bcn_buf w;
+	int rc;
+
+	l.max_age_ns = 7 * 86400 * 1000000000ll;
+	l.max_ahead_ns = 3600 * 1000000000ll;
+	bcn_buf_init(&w, 1 << 20);
+	assert_int_equal(bcn_frame_builder_init(&b, &l, 1), 0);
+	bcn_record_init(&r, BCN_REC_IO);
+	r.t = t;
+	r.dur = dur;
+	r.u.io.count = 1;
+	rc = bcn_frame_builder_add(&b, &r);
+	if (!rc)
+		rc = bcn_frame_builder_finish(&b, "cn1", 1, &w);
+	if (!rc)
+		rc = open_bytes(w.data, w.len, &l);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&w);
+	return rc;
+}
+
+static void test_time_window(void **state)
+{
+	const int64_t s = 1000000000ll, now = bcn_real_ns();
+
+	assert_int_equal(window_check(now, s), 0);
+	assert_int_equal(window_check(now - 6 * 86400 * s, s), 0);
+	assert_int_equal(window_check(now + 30 * 60 * s, s), 0);
+	/* began 8 days ago but ended within the window: kept */
+	assert_int_equal(window_check(now - 8 * 86400 * s, 2 * 86400 * s), 0);
+	assert_int_equal(window_check(now - 8 * 86400 * s, s), -BCN_ERANGE);
+	assert_int_equal(window_check(now + 2 * 3600 * s, s), -BCN_ERANGE);
+	assert_int_equal(window_check(INT64_MAX, 0), -BCN_ERANGE);
+	assert_int_equal(window_check(INT64_MAX - s, INT64_MAX), -BCN_ERANGE);
+	assert_int_equal(window_check(INT64_MIN, 0), -BCN_ERANGE);
+	assert_int_equal(window_check(1704844800 * s, s), -BCN_ERANGE);
+}
+
 static void test_builder_limits(void **state)
 {
 	struct bcn_frame_limits l = lim;
@@ -623,6 +770,10 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_corrupt_payload),
 		cmocka_unit_test(test_zlib_bomb),
+		cmocka_unit_test(test_unreferenced_string),
+		cmocka_unit_test(test_string_table_bomb),
+		cmocka_unit_test(test_builder_rollback),
+		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_builder_limits),
 		cmocka_unit_test(test_string_table_dedup),
 		cmocka_unit_test(test_varint_edges),
