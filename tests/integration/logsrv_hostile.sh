@@ -28,11 +28,14 @@ bcn_alloc_port LPORT
 A=127.0.0.1:$LPORT
 for n in cn007 cn008 cn009; do "$BCN_BUILD/tests/mkframes" "$T/$n.bin" "$T/expected" 40 250 "$n"; done
 
+# mkframes writes records of fixed past days: the record time window and
+# expiry are turned off, as in tests/lib/delivery.sh
 start_logsrv() { # log file; a low open-file limit (hard too: it raises soft)
 	# (in a sanitizer build: no quarantine, so VmHWM is the server's own)
 	(ulimit -n "$NOFILE" &&
 	 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" exec "$BCN_BUILD/logsrv/beacon-logsrv" --listen "$A" --auth-key-file "$T/key" \
 		--redis-port "$RPORT" --store-dir "$T/store" --flush-idle 20ms \
+		--record-max-age 0 --store-retention 36500d \
 		--handshake-timeout 2s --stats-interval 60s --log-level info) > "$1" 2>&1 &
 	LPID=$!
 	BCN_PIDS+=("$LPID")
