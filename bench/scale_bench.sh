@@ -63,6 +63,10 @@ redis_prefix = bcn$k
 store_backend = sqlite
 store_dir = $D/store$k
 stats_interval = 2s
+# every simulated node connects from 127.0.0.1: the per-address cap of
+# connections in the handshake (meant for one address per real node)
+# would refuse the simulator's 256 parallel dials
+max_preauth_per_peer = 4096
 log_level = notice
 EOF
 		"$LOGSRV" --config "$D/logsrv$k.conf" > "$D/logsrv$k.log" 2>&1 &

@@ -32,6 +32,7 @@ int bcn_session_init(struct bcn_session *s,
 		return rc;
 	s->conf = *c;
 	s->conf.node = s->auth.node;
+	s->ack_timeout_ms = c->ack_timeout_ms;
 	s->next_seq = c->first_seq;
 	s->delay = c->backoff_min_ms;
 	s->rng = c->seed | 1;
@@ -446,7 +447,7 @@ int bcn_session_tick(struct bcn_session *s, int64_t now, int64_t *next)
 	}
 	if (s->state != BCN_SESSION_UP || (s->inflight == 0 && !s->cur))
 		return 0;
-	dl = s->last_progress + s->conf.ack_timeout_ms;
+	dl = s->last_progress + s->ack_timeout_ms;
 	if (now >= dl) {
 		snprintf(s->why, sizeof(s->why), "no acknowledgement within "
 			 "%" PRId64 " ms", s->conf.ack_timeout_ms);

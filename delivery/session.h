@@ -99,24 +99,28 @@ struct bcn_session_event {
 };
 
 struct bcn_session {
-	struct bcn_session_conf conf;   /* node points to auth.node */
-	struct bcn_auth_client auth;
+	/* what bcn_session_tick reads first, in one cache line: a process
+	 * may scan thousands of sessions every few milliseconds */
 	enum bcn_session_state state;
 	bool hold;                      /* start no new frame */
-	struct bcn_session_frame *head, *tail, *next_send;
+	uint64_t inflight;
 	struct bcn_session_frame *cur;  /* being written, pinned */
+	int64_t hs_deadline;            /* the handshake must end by then */
+	int64_t last_progress;          /* last ACK, or first frame in flight */
+	int64_t ack_timeout_ms;         /* conf.ack_timeout_ms */
+	struct bcn_session_frame *head, *tail, *next_send;
 	size_t cur_off;
-	uint64_t used, nframes, nrecords, inflight;
+	uint64_t used, nframes, nrecords;
 	uint64_t next_seq;
+	int64_t delay;                  /* the next backoff delay */
+	uint64_t rng;
 	struct bcn_buf tx;              /* handshake bytes to write */
 	size_t tx_off;
 	struct bcn_buf rx;              /* received */
 	size_t rx_off;                  /* bytes of rx parsed */
+	struct bcn_session_conf conf;   /* node points to auth.node */
+	struct bcn_auth_client auth;
 	struct bcn_frame f;
-	int64_t hs_deadline;            /* the handshake must end by then */
-	int64_t last_progress;          /* last ACK, or first frame in flight */
-	int64_t delay;                  /* the next backoff delay */
-	uint64_t rng;
 	struct bcn_session_stats st;
 	char why[BCN_SESSION_WHY_MAX];  /* why the last call failed */
 };

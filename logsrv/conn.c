@@ -40,6 +40,7 @@ int bcn_conn_start(struct bcn_conn_ctx *x, struct bcn_conn *c, int64_t now_ms)
 	bcn_buf_init(&c->in, x->key ? BCN_CONN_PREAUTH_IN_MAX : x->in_max);
 	bcn_buf_init(&c->out, BCN_CONN_OUT_MAX);
 	c->accept_ms = c->last_ms = now_ms;
+	c->in_small = false;
 	return rc;
 }
 
@@ -75,6 +76,7 @@ static int handle_handshake(struct bcn_conn_ctx *x, struct bcn_conn *c)
 	if (c->auth.state == BCN_AUTH_ESTABLISHED) {
 		c->state = BCN_CONN_READY;
 		c->in.max = x->in_max;  /* DATA frames may now be large */
+		c->in_small = true;
 		snprintf(c->node, sizeof(c->node), "%s", c->auth.node);
 		BCN_INFO("%s authenticated as %s", c->peer, c->node);
 	} else {
@@ -191,6 +193,14 @@ int bcn_conn_parse(struct bcn_conn_ctx *x, struct bcn_conn *c)
 	if (off) {
 		memmove(c->in.data, c->in.data + off, c->in.len - off);
 		c->in.len -= off;
+	}
+	if (c->in.len == 0 && c->in_small) {
+		/* the handshake's small buffer goes: growing it in place
+		 * would leave a hole in the heap per connection (50 MB for
+		 * 12,000 collectors) */
+		bcn_buf_free(&c->in);
+		bcn_buf_init(&c->in, x->in_max);
+		c->in_small = false;
 	}
 	if (c->in.len == 0 && c->in.cap > SHRINK_ABOVE) {
 		size_t max = c->in.max;

@@ -52,6 +52,7 @@ struct bcn_conn {
 	bool closing;                   /* close once out is written */
 	bool dirty;                     /* on the list of conns to flush */
 	bool preauth;                   /* on the server's pre-auth list */
+	bool in_small;                  /* in is still the handshake's */
 	uint64_t inflight;              /* frames awaiting Redis */
 	struct bcn_conn *prev, *next;   /* the server's pre-auth list */
 };

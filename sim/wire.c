@@ -37,7 +37,11 @@ struct wconn {
 	bool want_out;                  /* EPOLLOUT registered */
 	uint8_t addr;                   /* index in bcn_sim_wire.addrs */
 	int64_t retry_at, dial_start;   /* ns */
-	struct bcn_session ss;
+	int64_t tick_at;                /* ns: the session's timers are
+					 * looked at from then on */
+	struct bcn_session *ss;         /* apart, so that the scan over
+					 * thousands of connections stays
+					 * in the cache */
 };
 
 struct bcn_sim_wire {
@@ -104,7 +108,8 @@ void bcn_sim_wire_free(struct bcn_sim_wire *w)
 			continue;
 		if (w->conns[i].fd >= 0)
 			close(w->conns[i].fd);
-		bcn_session_fini(&w->conns[i].ss);
+		bcn_session_fini(w->conns[i].ss);
+		free(w->conns[i].ss);
 	}
 	free(w->conns);
 	close(w->ep);
@@ -164,9 +169,14 @@ int bcn_sim_wire_add(struct bcn_sim_wire *w, size_t i, const char *node,
 		return rc;
 	c = &w->conns[i];
 	sc.seed = rnd(w);
-	rc = bcn_session_init(&c->ss, &sc);
+	c->ss = malloc(sizeof(*c->ss));
+	if (!c->ss)
+		return -ENOMEM;
+	rc = bcn_session_init(c->ss, &sc);
 	if (rc) {
-		bcn_session_fini(&c->ss);
+		bcn_session_fini(c->ss);
+		free(c->ss);
+		c->ss = NULL;
 		return rc;
 	}
 	c->fd = -1;
@@ -180,7 +190,7 @@ int bcn_sim_wire_add(struct bcn_sim_wire *w, size_t i, const char *node,
 static void fail(struct bcn_sim_wire *w, struct wconn *c)
 {
 	struct bcn_session_frame *dead;
-	bool up = c->state == W_OPEN && c->ss.state == BCN_SESSION_UP;
+	bool up = c->state == W_OPEN && c->ss->state == BCN_SESSION_UP;
 
 	if (up) {
 		w->st.disconnects++;
@@ -195,10 +205,10 @@ static void fail(struct bcn_sim_wire *w, struct wconn *c)
 	c->fd = -1;
 	c->state = W_DOWN;
 	c->want_out = false;
-	bcn_session_disconnected(&c->ss, &dead);
+	bcn_session_disconnected(c->ss, &dead);
 	bcn_session_frames_free(dead);
 	c->retry_at = bcn_sim_wire_now() +
-		      bcn_session_backoff(&c->ss, true) * NS_PER_MS;
+		      bcn_session_backoff(c->ss, true) * NS_PER_MS;
 }
 
 static void watch(struct bcn_sim_wire *w, struct wconn *c, bool out)
@@ -244,7 +254,7 @@ static int flush_out(struct bcn_sim_wire *w, struct wconn *c)
 	ssize_t k;
 
 	for (;;) {
-		bcn_session_out(&c->ss, bcn_sim_wire_now() / NS_PER_MS, &p,
+		bcn_session_out(c->ss, bcn_sim_wire_now() / NS_PER_MS, &p,
 				&len);
 		if (len == 0)
 			break;
@@ -255,7 +265,7 @@ static int flush_out(struct bcn_sim_wire *w, struct wconn *c)
 			watch(w, c, true);
 			return 0;
 		}
-		bcn_session_wrote(&c->ss, (size_t)k, &dead);
+		bcn_session_wrote(c->ss, (size_t)k, &dead);
 		bcn_session_frames_free(dead);
 	}
 	watch(w, c, false);
@@ -268,7 +278,7 @@ static int on_frames(struct bcn_sim_wire *w, struct wconn *c)
 	struct bcn_session_event ev;
 	int rc;
 
-	while ((rc = bcn_session_step(&c->ss, bcn_sim_wire_now() / NS_PER_MS,
+	while ((rc = bcn_session_step(c->ss, bcn_sim_wire_now() / NS_PER_MS,
 				      &ev)) > 0) {
 		if (ev.kind != BCN_SESSION_EV_ESTABLISHED)
 			continue;
@@ -277,9 +287,9 @@ static int on_frames(struct bcn_sim_wire *w, struct wconn *c)
 		w->st.connects++;
 	}
 	if (rc == -EKEYREJECTED ||
-	    (rc == -EPROTO && c->ss.state == BCN_SESSION_HANDSHAKE))
-		BCN_WARN("sim: %s: handshake refused: %s", c->ss.conf.node,
-			 c->ss.why);
+	    (rc == -EPROTO && c->ss->state == BCN_SESSION_HANDSHAKE))
+		BCN_WARN("sim: %s: handshake refused: %s", c->ss->conf.node,
+			 c->ss->why);
 	return rc ? -1 : flush_out(w, c);
 }
 
@@ -291,7 +301,7 @@ static int on_readable(struct bcn_sim_wire *w, struct wconn *c)
 		return -1;
 	if (k < 0)
 		return 0;
-	if (bcn_session_feed(&c->ss, w->rbuf, (size_t)k))
+	if (bcn_session_feed(c->ss, w->rbuf, (size_t)k))
 		return -1;
 	return on_frames(w, c);
 }
@@ -304,7 +314,8 @@ static int start_handshake(struct bcn_sim_wire *w, struct wconn *c)
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err)
 		return -1;
 	c->state = W_OPEN;
-	if (bcn_session_connected(&c->ss, bcn_sim_wire_now() / NS_PER_MS))
+	c->tick_at = 0;                 /* the handshake's deadline */
+	if (bcn_session_connected(c->ss, bcn_sim_wire_now() / NS_PER_MS))
 		return -1;
 	return flush_out(w, c);
 }
@@ -326,10 +337,28 @@ static void on_event(struct bcn_sim_wire *w, struct wconn *c, uint32_t ev)
 		fail(w, c);
 }
 
+/* Looks at the timers of an open connection's session; returns -1 when it
+ * timed out. A session without a deadline is looked at again within an
+ * ACK timeout (at most a second), so that a deadline set in between (a
+ * frame put in flight) is seen at most that late. */
+static int tick(struct bcn_sim_wire *w, struct wconn *c, int64_t now)
+{
+	int64_t idle = w->c.ack_timeout_ms * NS_PER_MS, next;
+
+	if (idle > 1000 * NS_PER_MS)
+		idle = 1000 * NS_PER_MS;
+	if (bcn_session_tick(c->ss, now / NS_PER_MS, &next))
+		return -1;
+	c->tick_at = now + idle;
+	if (next >= 0 && next * NS_PER_MS < c->tick_at)
+		c->tick_at = next * NS_PER_MS;
+	return 0;
+}
+
 /* Dials connections whose time has come; fails the silent ones. */
 static void scan(struct bcn_sim_wire *w, int64_t now)
 {
-	int64_t limit = w->c.ack_timeout_ms * NS_PER_MS, next;
+	int64_t limit = w->c.ack_timeout_ms * NS_PER_MS;
 	size_t i;
 
 	for (i = 0; i < w->n; i++) {
@@ -342,9 +371,9 @@ static void scan(struct bcn_sim_wire *w, int64_t now)
 		} else if (c->state == W_DIALING) {
 			if (now - c->dial_start > limit)
 				fail(w, c);
-		} else if (c->state == W_OPEN &&
-			   bcn_session_tick(&c->ss, now / NS_PER_MS, &next)) {
-			if (c->ss.state == BCN_SESSION_UP)
+		} else if (c->state == W_OPEN && now >= c->tick_at &&
+			   tick(w, c, now)) {
+			if (c->ss->state == BCN_SESSION_UP)
 				w->st.ack_timeouts++;
 			fail(w, c);
 		}
@@ -407,19 +436,19 @@ int bcn_sim_wire_submit(struct bcn_sim_wire *w, size_t i,
 	if (!bcn_frame_builder_count(b))
 		return 0;
 	c = &w->conns[i];
-	rc = bcn_session_frame_build(b, c->ss.conf.node, c->ss.next_seq,
+	rc = bcn_session_frame_build(b, c->ss->conf.node, c->ss->next_seq,
 				     w->c.queue_bytes < FRAME_MAX ?
 				     (size_t)w->c.queue_bytes : FRAME_MAX, &f);
 	if (rc)
 		return rc;
-	bcn_session_take_seq(&c->ss);
-	rc = bcn_session_submit(&c->ss, f, &dead);
+	bcn_session_take_seq(c->ss);
+	rc = bcn_session_submit(c->ss, f, &dead);
 	bcn_session_frames_free(dead);
 	if (rc) {
 		bcn_session_frames_free(f);
 		return rc;
 	}
-	if (c->state == W_OPEN && c->ss.state == BCN_SESSION_UP &&
+	if (c->state == W_OPEN && c->ss->state == BCN_SESSION_UP &&
 	    flush_out(w, c))
 		fail(w, c);
 	return 0;
@@ -442,7 +471,7 @@ void bcn_sim_wire_stats(const struct bcn_sim_wire *w,
 	for (i = 0; i < w->n; i++) {
 		if (w->conns[i].state == W_UNUSED)
 			continue;
-		bcn_session_stats(&w->conns[i].ss, &ss);
+		bcn_session_stats(w->conns[i].ss, &ss);
 #define ADD(f) st->f += ss.f;
 		SESSION_TOTALS(ADD)
 #undef ADD
