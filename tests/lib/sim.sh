@@ -75,10 +75,13 @@ bcn_sim_fwdd_steps() { # first tick, samples [osc]
 		fail "decode"
 }
 
-# Writes the simulator's state after tick TICK of the same configuration
-# into DIR (its own output tree, the truth to DIR.truth), so that a test
-# can take the servers' counters between two ticks (sim_jobstats.py).
-bcn_sim_state_at() { # tick dir
-	"$SIM" --config "$T/sim.conf" --out "$2" --truth "$2.truth" \
-		--until "$1" 2>> "$T/sim.log" || fail "beacon-sim --until $1 --out $2"
+# Writes the simulator's state after each tick FIRST to LAST of the same
+# configuration into $T/at<TICK> (an output tree each), so that a test
+# can take the servers' counters in each tick (sim_jobstats.py).
+bcn_sim_states() { # first last
+	local k
+	for k in $(seq "$1" "$2"); do
+		"$SIM" --config "$T/sim.conf" --out "$T/at$k" --truth "$T/at$k.truth" \
+			--until "$k" 2>> "$T/sim.log" || fail "beacon-sim --until $k --out $T/at$k"
+	done
 }
