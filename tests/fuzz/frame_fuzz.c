@@ -1,39 +1,83 @@
 /* libFuzzer target: the frame decoder over arbitrary bytes, as a stream
- * of frames. Every decoded record is also rendered as JSON and must
- * survive re-encoding. */
+ * of frames. Every DATA frame that decodes and validates is re-encoded
+ * (decode, encode, decode): the records of the new frame, rendered as
+ * JSON, must be those of the original one by one, in order and number. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "common/error.h"
 #include "proto/frame.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define JSON_MAX (64u << 20)
+
+/* Decodes the frame the builder b holds (written to wire) and traps unless
+ * its records, as JSON lines, are want; then empties wire and want. */
+static void compare_reencoded(struct bcn_frame_builder *b, const char *node,
+			      uint64_t seq, uint32_t n, struct bcn_buf *wire,
+			      struct bcn_buf *want, struct bcn_buf *got)
+{
+	static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_frame g;
+	struct bcn_record r;
+	size_t used = 0;
+	uint32_t k = 0;
+	int rc;
+
+	bcn_buf_reset(wire);
+	if (bcn_frame_builder_finish(b, node, seq, wire))
+		__builtin_trap();
+	bcn_frame_init(&g);
+	if (bcn_frame_open(&g, wire->data, wire->len, &lim, &used) ||
+	    used != wire->len || g.hdr.count != n || g.hdr.seq != seq ||
+	    strcmp(g.node, node) != 0 || bcn_frame_validate(&g))
+		__builtin_trap();
+	bcn_buf_reset(got);
+	while ((rc = bcn_frame_next(&g, &r)) == 1) {
+		if (bcn_record_to_json(&r, got) || bcn_buf_add(got, "\n", 1))
+			__builtin_trap();
+		k++;
+	}
+	if (rc != 0 || k != n || got->len != want->len ||
+	    memcmp(got->data, want->data, want->len) != 0)
+		__builtin_trap();
+	bcn_frame_free(&g);
+	bcn_buf_reset(want);
+}
 
 static void reencode(struct bcn_frame *f)
 {
 	static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
 	struct bcn_frame_builder b;
 	struct bcn_record r;
-	struct bcn_buf json, wire;
+	struct bcn_buf want, got, wire;
+	int rc;
 
-	bcn_buf_init(&json, 1 << 20);
+	bcn_buf_init(&want, JSON_MAX);
+	bcn_buf_init(&got, JSON_MAX);
 	bcn_buf_init(&wire, 1 << 24);
 	bcn_frame_builder_init(&b, &lim, 1);
 	while (bcn_frame_next(f, &r) == 1) {
-		bcn_buf_reset(&json);
-		if (bcn_record_to_json(&r, &json))
-			__builtin_trap();
 		/* a record the decoder accepted is one the encoder accepts */
-		if (bcn_frame_builder_add(&b, &r) && bcn_frame_builder_count(&b) == 0)
+		rc = bcn_frame_builder_add(&b, &r);
+		if (rc == -BCN_EFULL && bcn_frame_builder_count(&b)) {
+			compare_reencoded(&b, f->node, f->hdr.seq,
+					  bcn_frame_builder_count(&b), &wire, &want, &got);
+			rc = bcn_frame_builder_add(&b, &r);
+		}
+		if (rc || bcn_record_to_json(&r, &want) || bcn_buf_add(&want, "\n", 1))
 			__builtin_trap();
 	}
-	if (bcn_frame_builder_count(&b) &&
-	    bcn_frame_builder_finish(&b, f->node, f->hdr.seq, &wire))
-		__builtin_trap();
+	if (bcn_frame_builder_count(&b))
+		compare_reencoded(&b, f->node, f->hdr.seq, bcn_frame_builder_count(&b),
+				  &wire, &want, &got);
 	bcn_frame_builder_free(&b);
-	bcn_buf_free(&json);
+	bcn_buf_free(&want);
+	bcn_buf_free(&got);
 	bcn_buf_free(&wire);
 }
 

@@ -28,9 +28,11 @@ an exact integer rank as a second opinion).
       fields) the fwd_rpc records. With --approx, in windows of more than
       MAX_SAMPLES requests the latency and processing-time percentiles may
       be up to 1/128 below the exact ones (never above), as documented
-  partition DECODED TRUTH
+  partition DECODED TRUTH [--all]
       no marks: the daemon read the lines in order, so each sample's
-      records cover the next `count` requests; checks them the same way
+      records cover the next `count` requests; checks them the same way.
+      With --all every line of TRUTH must have been read; in any case at
+      least one line must have been.
 """
 import json
 import random
@@ -376,6 +378,7 @@ def cmd_check(args):
 def cmd_partition(args):
     got = samples(args[0])
     lines = truth_lines(args[1])
+    want_all = args[2:] == ["--all"]
     pos = 0
     for i, g in enumerate(got):
         n = g["req"]["all"]["count"]
@@ -395,6 +398,10 @@ def cmd_partition(args):
         if not (qs == nq and reqs == n):
             raise SystemExit("check failed: %r" % ((("sample", i + 1, "queue lines out of step")),))
         compare(i, g["req"], expected_window(window))
+    if want_all and pos != len(lines):
+        raise SystemExit("check failed: %r" % ((("samples read", pos, "of", len(lines), "lines")),))
+    if pos == 0:
+        raise SystemExit("check failed: the samples read no line")
     print("fwdd_check: %d samples cover the first %d of %d lines, every window exact"
           % (len(got), pos, len(lines)))
 

@@ -15,11 +15,19 @@ BEACON=$BCN_BUILD/cli/beacon
 CHECK=$(dirname "$0")/fwdd_check.py
 T=$(mktemp -d)
 pid=
+# shellcheck source=tests/lib/servers.sh
+source "$(dirname "$0")/../lib/servers.sh"
+# a daemon still running is stopped with SIGTERM; its exit status and a
+# sanitizer report in the logs under T fail the test
 cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	local st=0
+	[ -n "$pid" ] && BCN_PIDS+=("$pid")
+	pid=
+	bcn_cleanup || st=1
 	rm -rf "$T"
+	return "$st"
 }
-trap cleanup EXIT
+trap 'st=$?; cleanup || st=1; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 30 "$T/log" >&2; exit 1; }
 
 PY=

@@ -1,7 +1,10 @@
 # Helpers sourced by tests/integration/sender_*.sh: a scratch directory,
-# site keys, acksrv instances (tests/tools/acksrv.c) started, restarted on
-# the same port and stopped by process id, bounded waits, and JSON and log
-# checks. Every process started here is stopped by the EXIT trap.
+# site keys, acksrv instances (tests/tools/acksrv.c) started on ports
+# reserved with bcn_alloc_port (tests/lib/servers.sh), restarted on the
+# same port and stopped by process id, bounded waits, and JSON and log
+# checks. Every process started here and still running at exit is
+# stopped by the EXIT trap with SIGTERM; a server's non-zero exit status
+# or a sanitizer report in the logs under T fails the test.
 : "${BCN_BUILD:?}"
 BEACON=$BCN_BUILD/cli/beacon
 ACKSRV=$BCN_BUILD/tests/acksrv
@@ -9,23 +12,22 @@ SENDTEST=$BCN_BUILD/tests/sendtest
 T=$(mktemp -d)
 declare -A SRV_PID SRV_PORT
 BG_PIDS=()
+# shellcheck source=tests/lib/servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/servers.sh"
 
 cleanup() {
-	local p
+	local p st=0
 	for p in "${SRV_PID[@]}"; do
-		if [ -n "$p" ]; then
-			kill -TERM "$p" 2>/dev/null || true
-		fi
+		[ -n "$p" ] && BCN_PIDS+=("$p")
 	done
-	for p in "${BG_PIDS[@]}"; do
-		if [ -n "$p" ]; then
-			kill -9 "$p" 2>/dev/null || true
-		fi
+	for p in "${BG_PIDS[@]+"${BG_PIDS[@]}"}"; do
+		[ -n "$p" ] && BCN_PIDS+=("$p")
 	done
-	wait 2>/dev/null || true
+	bcn_cleanup || st=1
 	rm -rf "$T"
+	return "$st"
 }
-trap cleanup EXIT
+trap 'st=$?; cleanup || st=1; exit $st' EXIT
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -59,13 +61,20 @@ srv_settled() {
 	[ -s "$T/$1.port" ] || ! kill -0 "${SRV_PID[$1]}" 2>/dev/null
 }
 
-# start_srv NAME KEY [acksrv options...]: starts acksrv NAME on a free
-# port (or the port of an earlier instance of NAME, so that collectors
-# find it again after a restart), logging to $T/NAME.log.
+# start_srv NAME KEY [acksrv options...]: starts acksrv NAME on a port
+# reserved for the whole test (the port of an earlier instance of NAME, so
+# that collectors find it again after a restart), logging to $T/NAME.log.
+# It must write its port file (it bound the port) and, unless --paused,
+# own the listener (bcn_wait_port).
 start_srv() {
-	local name=$1 key=$2 port=${SRV_PORT[$1]:-0} try
+	local name=$1 key=$2 port=${SRV_PORT[$1]:-} try opt paused=0
 	shift 2
-	for try in $(seq 1 100); do
+	for opt in "$@"; do [ "$opt" = --paused ] && paused=1; done
+	if [ -z "$port" ]; then
+		bcn_alloc_port port || fail "no port to reserve for acksrv $name"
+		SRV_PORT[$name]=$port
+	fi
+	for try in $(seq 1 50); do
 		rm -f "$T/$name.port"
 		"$ACKSRV" --key "$key" --log "$T/$name.log" \
 			--port-file "$T/$name.port" --port "$port" "$@" \
@@ -73,22 +82,30 @@ start_srv() {
 		SRV_PID[$name]=$!
 		wait_until 20 srv_settled "$name"
 		if [ -s "$T/$name.port" ] && kill -0 "${SRV_PID[$name]}" 2>/dev/null; then
-			SRV_PORT[$name]=$(cat "$T/$name.port")
+			[ "$(cat "$T/$name.port")" = "$port" ] ||
+				fail "acksrv $name bound port $(cat "$T/$name.port"), not $port"
+			[ "$paused" -eq 1 ] || bcn_wait_port "$port" "${SRV_PID[$name]}" ||
+				fail "acksrv $name does not listen on port $port"
 			return 0
 		fi
-		# the port may still be held for a moment: try again
+		# a killed instance's port may still be held for a moment
 		wait "${SRV_PID[$name]}" 2>/dev/null || true
 		sleep 0.1
 	done
 	fail "acksrv $name could not bind port $port"
 }
 
-# stop_srv NAME [SIGNAL]: stops acksrv NAME (default SIGTERM).
+# stop_srv NAME [KILL]: stops acksrv NAME with SIGTERM and fails the test
+# on its exit status; with KILL, kills it with SIGKILL (a deliberate
+# fault).
 stop_srv() {
 	local pid=${SRV_PID[$1]}
-	kill "-${2:-TERM}" "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null || true
 	SRV_PID[$1]=""
+	if [ "${2:-TERM}" = KILL ]; then
+		bcn_kill9 "$pid"
+	else
+		bcn_stop "$pid" || fail "acksrv $1 exited with a failure"
+	fi
 }
 
 # stored NAME: lines "stored" in NAME's log.

@@ -6,7 +6,8 @@
 # 100 us. beacon-fwdd on both forwarding nodes must see: fwd001 passing
 # the job's full 800 MiB per window; fwd002 passing clearly less (the
 # storm takes its threads) plus the storm's metadata requests; and the
-# truth file naming the storm's job and forwarding node.
+# truth file naming the storm's job and forwarding node. Each of the
+# windows is compared with what the OSTs and the MDT counted in its tick.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -28,31 +29,43 @@ md_storm = 1 0 1000 100000
 EOF
 TICKS=4
 bcn_sim_fwdd_steps 1 "$TICKS"
-/usr/bin/python3 - "$T/records.jsonl" "$T/truth.jsonl" "$((TICKS - 1))" <<'PYEOF' || fail "records"
+# the servers' counters in each tick: the simulator's exact figures
+bcn_sim_states 1 "$TICKS"
+/usr/bin/python3 "$BCN_SRC/tests/integration/sim_jobstats.py" "$T/records.jsonl" \
+	$(seq -f "$T/at%g" 1 "$TICKS") > "$T/windows.json" ||
+	fail "beacon-fwdd's windows against the servers"
+/usr/bin/python3 - "$T/windows.json" "$T/truth.jsonl" "$((TICKS - 1))" <<'PYEOF' || fail "records"
 import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
+got = json.load(open(sys.argv[1]))
 truth = [json.loads(l) for l in open(sys.argv[2])]
 n = int(sys.argv[3])
 if not (len(truth) == 1 and truth[0]["kind"] == "md_storm" and \
     truth[0]["node"] == "fwd002" and truth[0]["rate"] == 100000):
     raise SystemExit("check failed: %r" % ((truth),))
-by = {}
-for r in recs:
-    if r["type"] == "fwd_req" and r["count"]:
-        by.setdefault((r["node"], r["class"]), []).append(r)
+storm = str(truth[0]["job"])
+if not (len(got["windows"]) == n and len(got["servers"]) == n):
+    raise SystemExit("check failed: %d windows, want %d" % (len(got["windows"]), n))
 full = 8 * (100 << 20)
-r1 = by[("fwd001", "read")]
-if not (len(r1) == n and all(r["bytes"] == full for r in r1)):
-    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r1]),))
-r2 = by[("fwd002", "read")]
-if not (len(r2) == n and all(r["bytes"] < 0.75 * full for r in r2)):
-    raise SystemExit("check failed: %r" % (([r["bytes"] for r in r2]),))
-meta = by[("fwd002", "meta")]
-if not (len(meta) == n and all(r["count"] > 50000 for r in meta)):
-    raise SystemExit("check failed: %r" % (([r["count"] for r in meta]),))
-if not (("fwd001", "meta") not in by):
-    raise SystemExit('check failed: ("fwd001", "meta") not in by')
-print("fwd001 read", r1[0]["bytes"], "| fwd002 read", r2[0]["bytes"],
-      "with", meta[0]["count"], "metadata requests per window: ok")
+ops = ("open", "close", "getattr", "mknod", "unlink")
+for k, (w, sv) in enumerate(zip(got["windows"], got["servers"])):
+    w1, w2 = w["fwd001"], w["fwd002"]
+    if not ("read" in w1 and w1["read"]["bytes"] == full and "meta" not in w1):
+        raise SystemExit("check failed: window %d: fwd001 %r" % (k + 1, w1))
+    if not ("read" in w2 and w2["read"]["bytes"] < 0.75 * full):
+        raise SystemExit("check failed: window %d: fwd002 %r" % (k + 1, w2.get("read")))
+    # every metadata request fwd002 forwarded is the storm's, as the MDT
+    # counted it; the storm is there: over half its rate got through
+    md = sv["mdt"].get(storm, {})
+    want = sum(md.get(o, {}).get("samples", 0) for o in ops)
+    if not ("meta" in w2 and w2["meta"]["count"] == want):
+        raise SystemExit("check failed: window %d: fwd002 forwarded %r metadata "
+                         "requests, the MDT counted %d of job %s"
+                         % (k + 1, w2.get("meta", {}).get("count"), want, storm))
+    if not (want > truth[0]["rate"] // 2):
+        raise SystemExit("check failed: window %d: %d metadata requests" % (k + 1, want))
+w = got["windows"][0]
+print("%d windows: fwd001 read" % n, w["fwd001"]["read"]["bytes"], "| fwd002 read",
+      w["fwd002"]["read"]["bytes"], "with", w["fwd002"]["meta"]["count"],
+      "metadata requests (the MDT's figures): ok")
 PYEOF
 echo "sim_mdstorm: ok"

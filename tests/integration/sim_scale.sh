@@ -18,9 +18,6 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
 source "$BCN_SRC/tests/lib/sim.sh"
-# shellcheck source=tests/lib/servers.sh
-source "$BCN_SRC/tests/lib/servers.sh"
-trap 'st=$?; bcn_cleanup || st=1; bcn_sim_cleanup; exit $st' EXIT
 LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
 TICKS=10
 

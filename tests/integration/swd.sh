@@ -12,14 +12,20 @@ SWD=$BCN_BUILD/collectors/switch/beacon-swd
 BEACON=$BCN_BUILD/cli/beacon
 IB=$BCN_TEST_DATA/ib
 T=$(mktemp -d)
-pid= apid=
+pid=
+# shellcheck source=tests/lib/servers.sh
+source "$(dirname "$0")/../lib/servers.sh"
+# the daemon and acksrv, if still running, are stopped with SIGTERM; their
+# exit status and a sanitizer report in the logs under T fail the test
 cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
-	[ -n "$apid" ] && kill -TERM "$apid" 2>/dev/null
-	wait 2>/dev/null
+	local st=0
+	[ -n "$pid" ] && BCN_PIDS+=("$pid")
+	pid=
+	bcn_cleanup || st=1
 	rm -rf "$T"
+	return "$st"
 }
-trap cleanup EXIT
+trap 'st=$?; cleanup || st=1; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 30 "$T/log" >&2; exit 1; }
 
 # --- the fixture tree: procfs's adapters, node_exporter's mlx4_0 as mlx4_9
@@ -183,23 +189,26 @@ pid=
 grep -q '"samples":1,' "$T/term.json" || fail "SIGTERM stats: $(cat "$T/term.json")"
 
 # --- the same daemon sending through the sender library to a real TCP
-# peer speaking the protocol (tests/tools/acksrv, port chosen by the
-# kernel): --count 3 gives two frames (sample 1 only remembers), flushed
-# and acknowledged before the daemon exits 0
+# peer speaking the protocol (tests/tools/acksrv, on a port reserved with
+# bcn_alloc_port, stopped with SIGTERM and checked): --count 3 gives two
+# frames (sample 1 only remembers), flushed and acknowledged before the
+# daemon exits 0
 head -c 32 /dev/urandom | od -An -tx1 -v | tr -d ' \n' > "$T/key"
 echo >> "$T/key"
 chmod 600 "$T/key"
-"$BCN_BUILD/tests/acksrv" --key "$T/key" --log "$T/ack.log" \
+bcn_alloc_port APORT || fail "no port for acksrv"
+"$BCN_BUILD/tests/acksrv" --key "$T/key" --log "$T/ack.log" --port "$APORT" \
 	--port-file "$T/ack.port" 2> "$T/ack.err" &
 apid=$!
-for _ in $(seq 600); do [ -s "$T/ack.port" ] && break; sleep 0.05; done
-[ -s "$T/ack.port" ] || fail "acksrv did not start"
+BCN_PIDS+=("$apid")
+bcn_wait_port "$APORT" "$apid" || fail "acksrv did not listen"
 "$SWD" --root "$R" --node sender-node --count 3 --interval 50ms \
-	--server "127.0.0.1:$(cat "$T/ack.port")" --key-file "$T/key" \
+	--server "127.0.0.1:$APORT" --key-file "$T/key" \
 	--stats-file "$T/send.json" --log-level warning 2> "$T/send.log" ||
 	fail "sending beacon-swd failed: $(cat "$T/send.log")"
 [ "$(grep -c '^sender-node [0-9]* stored' "$T/ack.log")" -eq 2 ] ||
 	fail "acksrv stored: $(cat "$T/ack.log")"
+bcn_stop "$apid" || fail "acksrv exit status"
 python3 - "$T/send.json" <<'PY'
 import json, sys
 s = json.loads(open(sys.argv[1]).read())

@@ -10,7 +10,9 @@ the report's order. For each fio job and direction it checks, within
 TOLERANCE (a fraction): bytes (sum of count*size of the io records on that
 file), operations (sum of count) and bandwidth (bytes over the time from the
 first data operation's start to the last one's end, reads and writes
-together as fio's runtime is, against fio's bw_bytes).
+together as fio's runtime is, against fio's bw_bytes). A direction in
+which fio moved nothing must have no traced bytes or operations on that
+file either, and every fio job must have moved something.
 Prints one JSON line per comparison; exits 1 when one is off."""
 import json
 import sys
@@ -48,14 +50,27 @@ def main():
                     paths.get((job, r["file"])) == want_path]
             span = (max(r["t"] + r["dur"] for r in data) -
                     min(r["t"] for r in data)) if data else 0
+            if not data or not any(fj[op]["io_bytes"] for op in ("read", "write")):
+                print(json.dumps({"job": job, "fio_job": i, "records": len(data),
+                                  "error": "nothing moved", "ok": False}))
+                bad += 1
+                continue
             for op in ("read", "write"):
                 fio_bytes = fj[op]["io_bytes"]
-                if fio_bytes == 0:
-                    continue
                 sel = [r for r in recs if r["job"] == job and r["op"] == op
                        and paths.get((job, r["file"])) == want_path]
                 ours = sum(r["count"] * r["size"] for r in sel)
                 ops = sum(r["count"] for r in sel)
+                if fio_bytes == 0:
+                    # fio moved nothing this way: nothing traced may either
+                    ok = ours == 0 and ops == 0 and fj[op]["total_ios"] == 0
+                    print(json.dumps({"job": job, "fio_job": i, "op": op,
+                                      "fio_bytes": 0, "beacon_bytes": ours,
+                                      "beacon_ops": ops, "records": len(sel),
+                                      "ok": ok}))
+                    if not ok:
+                        bad += 1
+                    continue
                 bw = ours * 1e9 / span if span else 0.0
                 out = {"job": job, "fio_job": i, "op": op,
                        "fio_bytes": fio_bytes, "beacon_bytes": ours,

@@ -1,7 +1,12 @@
 # Shell helpers for the integration tests of beacon-clientd and the tracer.
 # Source it after setting BCN_BUILD; it sets T (a temporary directory),
 # SOCK (an abstract socket name unique to the test), CLIENTD, BEACON, TRACE,
-# an EXIT trap that kills the daemon and removes T, and fail().
+# an EXIT trap that stops a daemon still running with SIGTERM, fails the
+# test on its exit status or a sanitizer report in the logs under T
+# (tests/lib/servers.sh) and removes T, and fail().
+
+# shellcheck source=tests/lib/servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/servers.sh"
 
 CLIENTD=$BCN_BUILD/collectors/client/beacon-clientd
 BEACON=$BCN_BUILD/cli/beacon
@@ -10,10 +15,14 @@ T=$(mktemp -d)
 SOCK="@beacon-test-$(basename "$0" .sh)-$$"
 pid=
 bcn_clientd_cleanup() {
-	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	local st=0
+	[ -n "$pid" ] && BCN_PIDS+=("$pid")
+	pid=
+	bcn_cleanup || st=1
 	rm -rf "$T"
+	return "$st"
 }
-trap bcn_clientd_cleanup EXIT
+trap 'st=$?; bcn_clientd_cleanup || st=1; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; [ -f "$T/log" ] && tail -n 20 "$T/log" >&2; exit 1; }
 
 # Starts beacon-clientd on $SOCK writing frames to $T/out.bin and its log
@@ -32,9 +41,10 @@ bcn_clientd_start() {
 	fail "beacon-clientd did not say it started"
 }
 
-# Stops it with SIGTERM and checks its exit status.
+# Stops it with SIGTERM and checks its exit status and its log.
 bcn_clientd_stop() {
-	kill -TERM "$pid"
-	wait "$pid" || fail "beacon-clientd exit status"
+	local p=$pid
 	pid=
+	bcn_stop "$p" || fail "beacon-clientd exit status"
+	bcn_check_sanitizer_logs "$T/log" || fail "sanitizer report of beacon-clientd"
 }

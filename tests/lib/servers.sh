@@ -124,7 +124,9 @@ bcn_check_sanitizer_logs() { # file...
 }
 
 # Stops every process started through these helpers with SIGTERM and
-# checks each exit status, then the logs under T for sanitizer reports.
+# checks each exit status, then the logs under T (files named *.log,
+# *.err or log: what the tests' servers, tools and daemons write to) for
+# sanitizer reports.
 # Returns 1 if any server failed or reported, 0 otherwise.
 bcn_cleanup() {
 	local p bad=0
@@ -133,7 +135,7 @@ bcn_cleanup() {
 	done
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		local logs
-		mapfile -t logs < <(find "$T" -name '*.log' -type f 2>/dev/null)
+		mapfile -t logs < <(find "$T" -type f \( -name '*.log' -o -name '*.err' -o -name log \) 2>/dev/null)
 		bcn_check_sanitizer_logs "${logs[@]}" || bad=1
 	fi
 	[ "$bad" -eq 0 ] || echo "FAIL: a server failed or reported a sanitizer finding" >&2

@@ -1,16 +1,26 @@
 # Shell helpers for the tests that run beacon-sim under real collectors.
 # Source it after setting BCN_BUILD; it sets SIM, BEACON, T (a temporary
-# directory), pids (collectors to kill on exit), an EXIT trap and fail().
+# directory), pids (collectors still running on exit are stopped with
+# SIGTERM), an EXIT trap that fails the test on a collector's exit status
+# or a sanitizer report in the logs under T (tests/lib/servers.sh), and
+# fail().
+
+# shellcheck source=tests/lib/servers.sh
+source "$(dirname "${BASH_SOURCE[0]}")/servers.sh"
 
 SIM=$BCN_BUILD/sim/beacon-sim
 BEACON=$BCN_BUILD/cli/beacon
 T=$(mktemp -d)
 pids=()
 bcn_sim_cleanup() {
-	for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	local st=0
+	BCN_PIDS+=("${pids[@]+"${pids[@]}"}")
+	pids=()
+	bcn_cleanup || st=1
 	rm -rf "$T"
+	return "$st"
 }
-trap bcn_sim_cleanup EXIT
+trap 'st=$?; bcn_sim_cleanup || st=1; exit $st' EXIT
 fail() { echo "FAIL: $*" >&2; tail -n 5 "$T"/*.log >&2 || true; exit 1; }
 
 # Waits until the collector logging to LOG (at level info) has taken N
@@ -59,6 +69,19 @@ bcn_sim_fwdd_steps() { # first tick, samples [osc]
 	wait "${pids[0]}" || fail "beacon-fwdd exit status"
 	wait "${pids[1]}" || fail "beacon-fwdd exit status"
 	pids=()
+	bcn_check_sanitizer_logs "$T/fwdd1.log" "$T/fwdd2.log" ||
+		fail "sanitizer report of beacon-fwdd"
 	"$BEACON" decode "$T/fwd1.bin" "$T/fwd2.bin" > "$T/records.jsonl" ||
 		fail "decode"
+}
+
+# Writes the simulator's state after each tick FIRST to LAST of the same
+# configuration into $T/at<TICK> (an output tree each), so that a test
+# can take the servers' counters in each tick (sim_jobstats.py).
+bcn_sim_states() { # first last
+	local k
+	for k in $(seq "$1" "$2"); do
+		"$SIM" --config "$T/sim.conf" --out "$T/at$k" --truth "$T/at$k.truth" \
+			--until "$k" 2>> "$T/sim.log" || fail "beacon-sim --until $k --out $T/at$k"
+	done
 }

@@ -27,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,6 +53,7 @@ struct fate {
 struct fixture {
 	char dir[64];
 	int port;
+	int port_lock;                  /* held while the test owns port */
 	pid_t redis;                    /* 0: not running */
 	int ep;
 	int tag;                        /* the queue's epoll tag */
@@ -68,19 +71,55 @@ static bool have_redis_server(void)
 	return system("command -v redis-server >/dev/null 2>&1") == 0;
 }
 
-/* A TCP port on 127.0.0.1 that is free right now. */
-static int free_port(void)
+#define PORT_TRIES 500
+
+/* Whether a TCP socket can bind 127.0.0.1:port now. */
+static bool port_bindable(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t sl = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	bool ok;
 
 	assert_true(fd >= 0);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	assert_int_equal(bind(fd, (struct sockaddr *)&a, sl), 0);
-	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+	a.sin_port = htons((uint16_t)port);
+	ok = bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0;
 	close(fd);
-	return ntohs(a.sin_port);
+	return ok;
+}
+
+/* Reserves a TCP port of 127.0.0.1 for the whole test as
+ * tests/lib/servers.sh's bcn_alloc_port does (an exclusive lock on
+ * $TMPDIR/beacon-test-ports/PORT that every test honours, a port of
+ * 20000-31999 below the kernel's ephemeral range that nothing listens
+ * on), so that no other test takes it between this check and Redis's
+ * bind. Sets fx->port and keeps the lock in fx->port_lock. */
+static void reserve_port(struct fixture *fx)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[256], path[300];
+	int i;
+
+	snprintf(dir, sizeof(dir), "%s/beacon-test-ports", tmp && *tmp ? tmp : "/tmp");
+	if (mkdir(dir, 0777) != 0)
+		assert_int_equal(errno, EEXIST);
+	srand((unsigned)getpid() ^ (unsigned)time(NULL));
+	for (i = 0; i < PORT_TRIES; i++) {
+		int port = 20000 + rand() % 12000;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%d", dir, port);
+		fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 && port_bindable(port)) {
+			fx->port = port;
+			fx->port_lock = fd;
+			return;
+		}
+		close(fd);
+	}
+	fail_msg("no free port to reserve in %s", dir);
 }
 
 /* A synchronous client of the private Redis, or NULL when it does not
@@ -303,7 +342,7 @@ static int setup(void **state)
 	bcn_log_set_level(BCN_LOG_ERR);
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/bcn_redisq_test.XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
-	fx->port = free_port();
+	reserve_port(fx);
 	fx->ep = epoll_create1(EPOLL_CLOEXEC);
 	assert_true(fx->ep >= 0);
 	snprintf(fx->cfg.host, sizeof(fx->cfg.host), "127.0.0.1");
@@ -333,6 +372,7 @@ static int teardown(void **state)
 	bcn_redisq_destroy(fx->q);
 	redis_kill(fx);
 	close(fx->ep);
+	close(fx->port_lock);
 	nftw(fx->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	free(fx);
 	return 0;
