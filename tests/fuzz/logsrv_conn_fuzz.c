@@ -121,7 +121,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.st = &st;
 	x.name = "fuzzsrv";
 	x.key = mode & MODE_NOAUTH ? NULL : &key;
-	x.lim = (struct bcn_frame_limits){ 1 << 16, 1 << 18, 4096, 512 };
+	x.lim = (struct bcn_frame_limits){ .max_body = 1 << 16,
+		.max_raw = 1 << 18, .max_records = 4096, .max_strings = 512,
+		.max_ratio = 128 };
 	x.submit = submit;
 	x.submit_arg = &submitted;
 	bcn_conn_ctx_init(&x);
