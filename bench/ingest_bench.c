@@ -106,7 +106,9 @@ static int dial(const char *hp)
 static void queue_frames(struct conn *c)
 {
 	while (c->ready && c->next < c->frames && c->next - c->acked < WINDOW) {
-		bcn_buf_add(&c->out, c->pre[c->next].data, c->pre[c->next].len);
+		/* sealed as a collector seals it, with its frame MAC */
+		bcn_seal_frame(&c->auth.tx, c->pre[c->next].data,
+			       c->pre[c->next].len, &c->out);
 		c->next++;
 	}
 }
@@ -141,6 +143,8 @@ static int pump_in(struct conn *c, struct bcn_frame *f)
 		return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
 	c->in.len += (size_t)n;
 	while (bcn_frame_open(f, c->in.data + off, c->in.len - off, &lim, &used) == 0) {
+		if (c->ready && bcn_seal_check(&c->auth.rx, c->in.data + off, used))
+			return -1;      /* an ACK without its MAC */
 		off += used;
 		if (!c->ready) {
 			if (bcn_auth_client_step(&c->auth, f, &c->out) < 0)

@@ -12,6 +12,10 @@
 
 /* Frames a log server sends us: ACK and handshake frames only. */
 static const struct bcn_frame_limits reply_lim = { 512, 512, 1, 1, 0, 0, 0 };
+/* a sealed frame: the largest body a header can declare, and the MAC */
+#define SEALED_MAX ((size_t)UINT32_MAX + BCN_FRAME_HDR_LEN)
+/* a sealed-frame buffer larger than this is freed once written */
+#define SEALED_KEEP (16u << 10)
 
 int bcn_session_init(struct bcn_session *s,
 		     const struct bcn_session_conf *conf)
@@ -22,12 +26,16 @@ int bcn_session_init(struct bcn_session *s,
 	memset(s, 0, sizeof(*s));
 	bcn_buf_init(&s->tx, BCN_SESSION_TX_MAX);
 	bcn_buf_init(&s->rx, BCN_SESSION_RX_MAX);
+	bcn_buf_init(&s->sealed, SEALED_MAX);
 	bcn_frame_init(&s->f);
 	if (!c->key || !c->node || c->queue_bytes < 1 || c->window < 1 ||
 	    c->backoff_min_ms < 1 || c->backoff_max_ms < c->backoff_min_ms ||
 	    c->ack_timeout_ms < 1)
 		return -EINVAL;
 	rc = bcn_auth_client_init(&s->auth, c->key, c->node);
+	if (rc == -EKEYREJECTED)
+		snprintf(s->why, sizeof(s->why), "the key is node '%s''s key, "
+			 "not node '%s''s", c->key->node, c->node);
 	if (rc)
 		return rc;
 	s->conf = *c;
@@ -50,6 +58,7 @@ void bcn_session_fini(struct bcn_session *s)
 	s->head = s->tail = s->next_send = s->cur = NULL;
 	bcn_buf_free(&s->tx);
 	bcn_buf_free(&s->rx);
+	bcn_buf_free(&s->sealed);
 	bcn_frame_free(&s->f);
 }
 
@@ -216,6 +225,7 @@ void bcn_session_disconnected(struct bcn_session *s,
 		s->cur = NULL;
 	}
 	s->cur_off = 0;
+	bcn_buf_free(&s->sealed);
 	s->next_send = s->head;
 	s->inflight = 0;
 	s->state = BCN_SESSION_DOWN;
@@ -231,6 +241,13 @@ int bcn_session_eof(struct bcn_session *s)
 			 "our AUTH: it does not accept our key for node '%s'",
 			 s->auth.node);
 		return -EKEYREJECTED;
+	}
+	if (s->auth.state == BCN_AUTH_WAIT_CHALLENGE) {
+		snprintf(s->why, sizeof(s->why), "closed the connection after "
+			 "our HELLO: the server may speak another protocol "
+			 "version than %d, or refuse more connections",
+			 BCN_PROTO_VERSION);
+		return -ECONNRESET;
 	}
 	snprintf(s->why, sizeof(s->why), "connection closed by the server");
 	return -ECONNRESET;
@@ -294,6 +311,12 @@ static int on_frame(struct bcn_session *s, int64_t now,
 {
 	int rc = bcn_auth_client_step(&s->auth, &s->f, &s->tx);
 
+	if (rc == -EPROTONOSUPPORT) {
+		snprintf(s->why, sizeof(s->why), "the server speaks protocol "
+			 "version %u, this collector %d", s->f.hdr.version,
+			 BCN_PROTO_VERSION);
+		return rc;
+	}
 	if (rc == -EKEYREJECTED) {
 		snprintf(s->why, sizeof(s->why), "the server failed to prove "
 			 "that it holds the site key");
@@ -322,6 +345,34 @@ static int on_frame(struct bcn_session *s, int64_t now,
 	return 1;
 }
 
+/* Once established, every frame from the server must carry its MAC:
+ * returns 1 when the next frame is whole and authentic (or the handshake
+ * is still going on), 0 when more bytes are needed, or -EBADMSG. */
+static int check_mac(struct bcn_session *s)
+{
+	const uint8_t *p = s->rx.data + s->rx_off;
+	size_t avail = s->rx.len - s->rx_off;
+	struct bcn_frame_header h;
+	int rc;
+
+	if (s->auth.state != BCN_AUTH_ESTABLISHED)
+		return 1;
+	rc = bcn_frame_header_parse(p, avail, &reply_lim, &h);
+	if (rc == -BCN_ETRUNC)
+		return 0;
+	if (rc)
+		return 1;               /* bcn_frame_open says what is wrong */
+	if (avail < BCN_FRAME_HDR_LEN + (size_t)h.body_len)
+		return 0;
+	rc = bcn_seal_check(&s->auth.rx, p, BCN_FRAME_HDR_LEN + h.body_len);
+	if (rc) {
+		snprintf(s->why, sizeof(s->why), "a frame from the server "
+			 "failed its MAC (forged, altered or out of order)");
+		return rc;
+	}
+	return 1;
+}
+
 int bcn_session_step(struct bcn_session *s, int64_t now,
 		     struct bcn_session_event *ev)
 {
@@ -331,6 +382,9 @@ int bcn_session_step(struct bcn_session *s, int64_t now,
 	memset(ev, 0, sizeof(*ev));
 	if (s->rx_off == s->rx.len)
 		return 0;
+	rc = check_mac(s);
+	if (rc <= 0)
+		return rc;
 	rc = bcn_frame_open(&s->f, s->rx.data + s->rx_off,
 			    s->rx.len - s->rx_off, &reply_lim, &used);
 	if (rc == -BCN_ETRUNC)
@@ -359,6 +413,13 @@ static struct bcn_session_frame *start_frame(struct bcn_session *s,
 	if (!f || s->state != BCN_SESSION_UP || s->hold ||
 	    s->inflight >= s->conf.window)
 		return NULL;
+	bcn_buf_reset(&s->sealed);
+	if (bcn_seal_frame(&s->auth.tx, f->data, f->len, &s->sealed)) {
+		/* out of memory: try again on the next call */
+		snprintf(s->why, sizeof(s->why), "cannot seal frame %" PRIu64,
+			 f->seq);
+		return NULL;
+	}
 	s->next_send = f->next;
 	if (s->inflight++ == 0)
 		s->last_progress = now;         /* the ACK clock starts */
@@ -385,8 +446,8 @@ void bcn_session_out(struct bcn_session *s, int64_t now, const uint8_t **p,
 	}
 	f = s->cur ? s->cur : start_frame(s, now);
 	if (f) {
-		*p = f->data + s->cur_off;
-		*len = f->len - s->cur_off;
+		*p = s->sealed.data + s->cur_off;
+		*len = s->sealed.len - s->cur_off;
 	}
 }
 
@@ -408,11 +469,15 @@ int bcn_session_wrote(struct bcn_session *s, size_t n,
 	if (!f)
 		return 0;
 	s->cur_off += n;
-	if (s->cur_off < f->len)
+	if (s->cur_off < s->sealed.len)
 		return 0;
 	f->pinned = false;
 	s->cur = NULL;
 	s->cur_off = 0;
+	if (s->sealed.cap > SEALED_KEEP)
+		bcn_buf_free(&s->sealed);
+	else
+		bcn_buf_reset(&s->sealed);
 	if (f->dropped)
 		*dead = f;
 	return 1;

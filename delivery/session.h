@@ -116,6 +116,7 @@ struct bcn_session {
 	uint64_t rng;
 	struct bcn_buf tx;              /* handshake bytes to write */
 	size_t tx_off;
+	struct bcn_buf sealed;          /* cur as sent: with its frame MAC */
 	struct bcn_buf rx;              /* received */
 	size_t rx_off;                  /* bytes of rx parsed */
 	struct bcn_session_conf conf;   /* node points to auth.node */

@@ -4,6 +4,7 @@
 
 #include "common/log.h"
 #include "logsrv/logsrv.h"
+#include "logsrv/roles.h"
 #include "store/store_config.h"
 
 #define M(field) BCN_CFG_MEMBER(struct bcn_logsrv_config, field)
@@ -19,6 +20,10 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	  .help = "Site key shared with the collectors (docs/sender.md)." },
 	{ "auth_required", BCN_CFG_BOOL, M(auth_required), .def = "yes",
 	  .help = "Refuse to start without auth_key_file." },
+	{ "role_map", BCN_CFG_PATH, M(role_map),
+	  .help = "File of '<hostlist> <role>' lines: the record types each node may send (docs/logsrv.md, Roles)." },
+	{ "role_default", BCN_CFG_ENUM, M(role_default), .words = bcn_role_names,
+	  .def = "any", .help = "Role of the nodes role_map does not name (any, compute, forwarding, oss, mds, switch, scheduler, none)." },
 	{ "max_connections", BCN_CFG_UINT, M(max_connections), .min = 1,
 	  .max = 1000000, .def = "65536",
 	  .help = "Concurrent collector connections (at most the open-file limit less fd_reserve)." },

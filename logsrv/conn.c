@@ -21,13 +21,17 @@ void bcn_conn_ctx_init(struct bcn_conn_ctx *x)
 	x->hs_lim.max_body = BCN_CONN_HS_BODY_MAX;
 	x->in_max = (size_t)x->lim.max_body + BCN_FRAME_HDR_LEN;
 	bcn_frame_init(&x->frame);
+	bcn_buf_init(&x->ack, BCN_CONN_OUT_MAX);
 	memset(&x->bad_frame_complaint, 0, sizeof(x->bad_frame_complaint));
 	memset(&x->auth_complaint, 0, sizeof(x->auth_complaint));
+	memset(&x->version_complaint, 0, sizeof(x->version_complaint));
+	memset(&x->role_complaint, 0, sizeof(x->role_complaint));
 }
 
 void bcn_conn_ctx_free(struct bcn_conn_ctx *x)
 {
 	bcn_frame_free(&x->frame);
+	bcn_buf_free(&x->ack);
 }
 
 int bcn_conn_start(struct bcn_conn_ctx *x, struct bcn_conn *c, int64_t now_ms)
@@ -53,7 +57,15 @@ void bcn_conn_release(struct bcn_conn *c)
 int bcn_conn_ack(struct bcn_conn_ctx *x, struct bcn_conn *c, uint64_t seq,
 		 enum bcn_ack_status status)
 {
-	if (bcn_frame_ack_encode(seq, status, x->name, &c->out)) {
+	struct bcn_buf *b = x->key ? &x->ack : &c->out;
+	int rc;
+
+	bcn_buf_reset(&x->ack);
+	rc = bcn_frame_ack_encode(seq, status, x->name, b);
+	if (!rc && x->key)
+		rc = bcn_seal_frame(&c->auth.tx, x->ack.data, x->ack.len,
+				    &c->out);
+	if (rc) {
 		c->why = "acknowledgements not read";
 		return -1;
 	}
@@ -65,6 +77,16 @@ static int handle_handshake(struct bcn_conn_ctx *x, struct bcn_conn *c)
 {
 	int rc = bcn_auth_server_step(&c->auth, &x->frame, &c->out);
 
+	if (rc == -EPROTONOSUPPORT) {
+		x->st->auth_failures++;
+		bcn_complain(&x->version_complaint, BCN_LOG_WARNING,
+			     "%s (node '%s') speaks protocol version %u, this "
+			     "server %d: upgrade the collector; closing", c->peer,
+			     x->frame.node, x->frame.hdr.version,
+			     BCN_PROTO_VERSION);
+		c->why = "old protocol version";
+		return -1;
+	}
 	if (rc < 0 || rc == BCN_AUTH_PASS) {
 		x->st->auth_failures++;
 		bcn_complain(&x->auth_complaint, BCN_LOG_WARNING,
@@ -108,6 +130,20 @@ static int handle_data(struct bcn_conn_ctx *x, struct bcn_conn *c,
 			     f->hdr.seq, f->node, c->peer, bcn_strerror(rc));
 		return bcn_conn_ack(x, c, f->hdr.seq, BCN_ACK_REJECTED);
 	}
+	if (x->roles) {
+		int role = bcn_roles_of(x->roles, f->node);
+
+		if (f->types & ~bcn_role_types(role)) {
+			x->st->frames_rejected++;
+			x->st->role_rejected++;
+			bcn_complain(&x->role_complaint, BCN_LOG_WARNING,
+				     "rejected frame %" PRIu64 " from %s (%s): "
+				     "records its role (%s) may not send",
+				     f->hdr.seq, f->node, c->peer,
+				     bcn_role_names[role]);
+			return bcn_conn_ack(x, c, f->hdr.seq, BCN_ACK_REJECTED);
+		}
+	}
 	x->st->records_in += f->hdr.count;
 	rc = x->submit(x->submit_arg, c, f, p, len);
 	if (rc) {
@@ -132,6 +168,36 @@ static bool data_envelope_sound(const uint8_t *p, size_t len,
 	return *total <= len;
 }
 
+/* After the handshake every frame must carry the MAC of its place on the
+ * connection, checked before anything else of it is believed. Returns 1
+ * (authentic, or no handshake on this server), 0 (more bytes needed) or
+ * -1 (close). */
+static int check_mac(struct bcn_conn_ctx *x, struct bcn_conn *c,
+		     const uint8_t *p, size_t len)
+{
+	struct bcn_frame_header h;
+	int rc;
+
+	if (!x->key)
+		return 1;
+	rc = bcn_frame_header_parse(p, len, &x->lim, &h);
+	if (rc == -BCN_ETRUNC)
+		return 0;
+	if (rc)
+		return 1;               /* bcn_frame_open says what is wrong */
+	if (len < BCN_FRAME_HDR_LEN + (size_t)h.body_len)
+		return 0;
+	if (!bcn_seal_check(&c->auth.rx, p, BCN_FRAME_HDR_LEN + h.body_len))
+		return 1;
+	x->st->frames_bad++;
+	x->st->mac_failures++;
+	bcn_complain(&x->bad_frame_complaint, BCN_LOG_WARNING,
+		     "a frame from %s (%s) failed its MAC (forged, altered or "
+		     "out of order); closing", c->peer, c->node);
+	c->why = "frame MAC";
+	return -1;
+}
+
 /* Decodes one frame at p. Returns bytes consumed (at most len), 0 when
  * more bytes are needed, or -1 when the connection must be closed. */
 static ssize_t handle_frame(struct bcn_conn_ctx *x, struct bcn_conn *c,
@@ -140,7 +206,11 @@ static ssize_t handle_frame(struct bcn_conn_ctx *x, struct bcn_conn *c,
 	const struct bcn_frame_limits *lim =
 		c->state == BCN_CONN_READY ? &x->lim : &x->hs_lim;
 	size_t used = 0;
-	int rc = bcn_frame_open(&x->frame, p, len, lim, &used);
+	int rc = c->state == BCN_CONN_READY ? check_mac(x, c, p, len) : 1;
+
+	if (rc <= 0)
+		return rc;
+	rc = bcn_frame_open(&x->frame, p, len, lim, &used);
 
 	if (rc == -BCN_ETRUNC)
 		return 0;

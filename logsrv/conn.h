@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "logsrv/logsrv.h"
 #include "proto/auth.h"
+#include "logsrv/roles.h"
 #include "proto/frame.h"
 
 #define BCN_CONN_HS_BODY_MAX 4096       /* largest handshake frame body */
@@ -69,6 +70,7 @@ struct bcn_conn_ctx {
 	struct bcn_logsrv_stats *st;
 	const char *name;                       /* ours, in answers */
 	const struct bcn_auth_key *key;         /* NULL: no handshake */
+	const struct bcn_roles *roles;          /* NULL: any node sends all */
 	struct bcn_frame_limits lim;            /* DATA frames */
 	bcn_conn_submit_fn submit;
 	void *submit_arg;
@@ -76,7 +78,9 @@ struct bcn_conn_ctx {
 	struct bcn_frame_limits hs_lim;         /* before authentication */
 	size_t in_max;                          /* after authentication */
 	struct bcn_frame frame;                 /* decoder, reused */
+	struct bcn_buf ack;                     /* an ACK before sealing */
 	struct bcn_complain bad_frame_complaint, auth_complaint;
+	struct bcn_complain version_complaint, role_complaint;
 };
 
 /* Prepares the shared decoder and limits of x (st, name, key, lim, submit

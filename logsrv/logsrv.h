@@ -27,6 +27,8 @@ struct bcn_logsrv_config {
 	char listen[BCN_LOGSRV_ADDR_MAX];       /* host:port */
 	char name[256];                         /* this server's name */
 	char auth_key_file[PATH_MAX];
+	char role_map[PATH_MAX];                /* "" : every node may send all */
+	int role_default;                       /* enum bcn_role */
 	bool auth_required;
 	uint64_t max_connections;
 	uint64_t max_preauth;                   /* unauthenticated connections */
@@ -93,6 +95,8 @@ struct bcn_logsrv_stats {
 	_Atomic uint64_t frames_in, records_in, bytes_in;
 	_Atomic uint64_t frames_rejected;
 	_Atomic uint64_t frames_bad;            /* closed the connection */
+	_Atomic uint64_t mac_failures;          /* of those, a bad frame MAC */
+	_Atomic uint64_t role_rejected;         /* records outside the role */
 	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
 	_Atomic uint64_t dead_letters;

@@ -31,7 +31,7 @@
 #define ACCEPT_PAUSE_MS 1000            /* accepts stop this long on EMFILE */
 #define FDS_BASE 16                     /* stdio, epoll, timer, listener, log */
 #define DRAIN_MS 10000
-#define STATS_MAX 24                    /* fields in one publication */
+#define STATS_MAX 32                    /* fields in one publication */
 #define STATS_LINE_MAX 1024
 
 static void pressure_check(struct bcn_srv *s);
@@ -562,6 +562,9 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "dup", (int64_t)t->redisq.duplicate };
 	f[n++] = (struct stat_field){ "rejected", (int64_t)t->frames_rejected };
 	f[n++] = (struct stat_field){ "bad", (int64_t)t->frames_bad };
+	f[n++] = (struct stat_field){ "auth_failures", (int64_t)t->auth_failures };
+	f[n++] = (struct stat_field){ "mac_failures", (int64_t)t->mac_failures };
+	f[n++] = (struct stat_field){ "role_rejected", (int64_t)t->role_rejected };
 	f[n++] = (struct stat_field){ "pending", (int64_t)t->redisq.pending_frames };
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
@@ -716,6 +719,8 @@ static void teardown(struct bcn_srv *s)
 			conn_close(s, s->conns[fd], NULL);
 	bcn_redisq_destroy(s->q);
 	s->q = NULL;
+	bcn_roles_free((struct bcn_roles *)s->cx.roles);
+	s->cx.roles = NULL;
 	bcn_conn_ctx_free(&s->cx);
 	free(s->conns);
 	free(s->dirty);
@@ -753,6 +758,30 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 				    s->now_ms > drain_until))
 			return 0;
 	}
+}
+
+/* The role map, when configured (docs/logsrv.md, "Roles"). */
+static int load_roles(struct bcn_srv *s)
+{
+	struct bcn_roles *r;
+	char err[512];
+	int rc;
+
+	if (!s->cfg->role_map[0]) {
+		if (s->cfg->role_default != BCN_ROLE_ANY)
+			BCN_WARN("role_default is ignored without role_map");
+		return 0;
+	}
+	rc = bcn_roles_load(s->cfg->role_map, s->cfg->role_default, &r, err,
+			    sizeof(err));
+	if (rc) {
+		BCN_ERR("role_map: %s", err);
+		return rc;
+	}
+	s->cx.roles = r;
+	BCN_NOTICE("role map %s: %zu nodes, others %s", s->cfg->role_map,
+		   bcn_roles_count(r), bcn_role_names[s->cfg->role_default]);
+	return 0;
 }
 
 int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
@@ -795,6 +824,9 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 	} else {
 		BCN_WARN("authentication is off: any collector may send records");
 	}
+	rc = load_roles(&s);
+	if (rc)
+		goto out;
 	rc = setup(&s);
 	if (rc)
 		goto out;

@@ -1,4 +1,4 @@
-/* Site keys, HMAC-SHA256 and the collector/log server handshake
+/* Site and node keys and the collector/log server handshake
  * (docs/protocol.md). The key parser is a pure function; the state
  * machines only read frames and append frames to a buffer. */
 #include <errno.h>
@@ -13,7 +13,8 @@
 
 
 #include "proto/auth.h"
-#include "proto/sha256.h"
+#include "proto/crypto.h"
+#include "proto/seal.h"
 #include "common/error.h"
 #include "common/text.h"
 
@@ -24,17 +25,67 @@
 #define MAC_MSG_MAX (LABEL_LEN + 2 * BCN_AUTH_LEN + BCN_NODE_MAX)
 /* a parse error message */
 #define ERR_MAX 256
+/* HKDF inputs of node keys (docs/protocol.md, "Keys") */
+#define NODE_KEY_SALT "beacon node key salt v2"
+#define NODE_KEY_INFO "beacon node key"
+#define SESSION_C2S "beacon v2 c2s"
+#define SESSION_S2C "beacon v2 s2c"
+
+/* "node NAME" as the first line of a node key file: copies NAME into
+ * key->node and moves *off past the line. Returns 0 (also when there is no
+ * such line) or -BCN_ESYNTAX. */
+static int parse_node_line(const char *buf, size_t len, size_t *off,
+			   struct bcn_auth_key *key, char *err, size_t errlen)
+{
+	size_t i = 0, start, end;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' ||
+			   buf[i] == '\n'))
+		i++;
+	if (len - i < 5 || memcmp(buf + i, "node", 4) ||
+	    (buf[i + 4] != ' ' && buf[i + 4] != '\t'))
+		return 0;
+	i += 4;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	start = i;
+	while (i < len && buf[i] != '\n' && buf[i] != '\r' && buf[i] != ' ' &&
+	       buf[i] != '\t')
+		i++;
+	end = i;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r'))
+		i++;
+	if (end == start || end - start > BCN_NODE_MAX ||
+	    (i < len && buf[i] != '\n')) {
+		bcn_seterr(err, errlen, "bad \"node NAME\" line (a name of 1 to "
+			   "%d bytes without blanks)", BCN_NODE_MAX);
+		return -BCN_ESYNTAX;
+	}
+	for (size_t k = start; k < end; k++)
+		if ((unsigned char)buf[k] < 0x21 || buf[k] == 0x7f) {
+			bcn_seterr(err, errlen, "byte %zu: control byte in the "
+				   "node name", k);
+			return -BCN_ESYNTAX;
+		}
+	memcpy(key->node, buf + start, end - start);
+	key->node[end - start] = '\0';
+	*off = i;
+	return 0;
+}
 
 
 int bcn_auth_key_parse(const char *buf, size_t len, struct bcn_auth_key *key,
 		       char *err, size_t errlen)
 {
-	size_t digits = 0;
+	size_t digits = 0, from = 0;
 	int hi = 0, rc = 0;
 
 	memset(key, 0, sizeof(*key));
 	bcn_seterr(err, errlen, "%s", "");
-	for (size_t i = 0; i < len; i++) {
+	rc = parse_node_line(buf, len, &from, key, err, errlen);
+	if (rc)
+		goto out;
+	for (size_t i = from; i < len; i++) {
 		char c = buf[i];
 		int v;
 
@@ -185,6 +236,11 @@ int bcn_auth_key_format(const struct bcn_auth_key *key, struct bcn_buf *out)
 	size_t n = key->len > BCN_AUTH_KEY_MAX ? BCN_AUTH_KEY_MAX : key->len;
 	int rc;
 
+	if (key->node[0]) {
+		rc = bcn_buf_printf(out, "node %s\n", key->node);
+		if (rc)
+			return rc;
+	}
 	bcn_text_hex(text, key->bytes, n);
 	text[2 * n] = '\n';
 	rc = bcn_buf_add(out, text, 2 * n + 1);
@@ -206,8 +262,80 @@ int bcn_auth_hmac(const uint8_t *key, size_t keylen, const uint8_t *msg,
 	return 0;
 }
 
+int bcn_auth_node_key(const struct bcn_auth_key *site, const char *node,
+		      struct bcn_auth_key *out)
+{
+	size_t nlen = node ? strlen(node) : 0;
+	uint8_t info[sizeof(NODE_KEY_INFO) - 1 + BCN_NODE_MAX];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!site || site->node[0] || site->len < BCN_AUTH_KEY_MIN ||
+	    site->len > BCN_AUTH_KEY_MAX || nlen == 0 || nlen > BCN_NODE_MAX)
+		return -EINVAL;
+	memcpy(info, NODE_KEY_INFO, sizeof(NODE_KEY_INFO) - 1);
+	memcpy(info + sizeof(NODE_KEY_INFO) - 1, node, nlen);
+	rc = bcn_hkdf_sha256((const uint8_t *)NODE_KEY_SALT,
+			     sizeof(NODE_KEY_SALT) - 1, site->bytes, site->len,
+			     info, sizeof(NODE_KEY_INFO) - 1 + nlen, out->bytes,
+			     BCN_AUTH_NODE_KEY_LEN);
+	if (!rc) {
+		out->len = BCN_AUTH_NODE_KEY_LEN;
+		memcpy(out->node, node, nlen + 1);
+	}
+	return rc;
+}
+
+/* The key a node proves itself with: key itself when it is that node's
+ * key, else the node key derived from the site key. */
+static int node_key_of(const struct bcn_auth_key *key, const char *node,
+		       uint8_t out[BCN_AUTH_NODE_KEY_LEN])
+{
+	struct bcn_auth_key nk;
+	int rc;
+
+	if (key->node[0]) {
+		if (strcmp(key->node, node) || key->len != BCN_AUTH_NODE_KEY_LEN)
+			return -EKEYREJECTED;
+		memcpy(out, key->bytes, BCN_AUTH_NODE_KEY_LEN);
+		return 0;
+	}
+	rc = bcn_auth_node_key(key, node, &nk);
+	if (!rc)
+		memcpy(out, nk.bytes, BCN_AUTH_NODE_KEY_LEN);
+	bcn_auth_key_wipe(&nk);
+	return rc;
+}
+
+/* The two directions' frame keys of an established connection. */
+static int session_keys(const uint8_t k[BCN_AUTH_NODE_KEY_LEN],
+			const uint8_t nc[BCN_AUTH_LEN],
+			const uint8_t ns[BCN_AUTH_LEN], const char *node,
+			struct bcn_seal *c2s, struct bcn_seal *s2c)
+{
+	uint8_t salt[2 * BCN_AUTH_LEN];
+	uint8_t info[sizeof(SESSION_C2S) - 1 + BCN_NODE_MAX];
+	size_t nlen = strlen(node), ll = sizeof(SESSION_C2S) - 1;
+	int rc;
+
+	memcpy(salt, nc, BCN_AUTH_LEN);
+	memcpy(salt + BCN_AUTH_LEN, ns, BCN_AUTH_LEN);
+	memcpy(info + ll, node, nlen);
+	memcpy(info, SESSION_C2S, ll);
+	rc = bcn_hkdf_sha256(salt, sizeof(salt), k, BCN_AUTH_NODE_KEY_LEN, info,
+			     ll + nlen, c2s->key, sizeof(c2s->key));
+	memcpy(info, SESSION_S2C, ll);
+	if (!rc)
+		rc = bcn_hkdf_sha256(salt, sizeof(salt), k,
+				     BCN_AUTH_NODE_KEY_LEN, info, ll + nlen,
+				     s2c->key, sizeof(s2c->key));
+	c2s->n = s2c->n = 0;
+	return rc;
+}
+
 /* MAC over label || a || b || node. */
-static int handshake_mac(const struct bcn_auth_key *key, const char *label,
+static int handshake_mac(const uint8_t key[BCN_AUTH_NODE_KEY_LEN],
+			 const char *label,
 			 const uint8_t a[BCN_AUTH_LEN],
 			 const uint8_t b[BCN_AUTH_LEN], const char *node,
 			 uint8_t out[BCN_AUTH_LEN])
@@ -215,8 +343,7 @@ static int handshake_mac(const struct bcn_auth_key *key, const char *label,
 	uint8_t msg[MAC_MSG_MAX];
 	size_t nlen = strlen(node), len = 0;
 
-	if (nlen == 0 || nlen > BCN_NODE_MAX || key->len < BCN_AUTH_KEY_MIN ||
-	    key->len > BCN_AUTH_KEY_MAX)
+	if (nlen == 0 || nlen > BCN_NODE_MAX)
 		return -EINVAL;
 	memcpy(msg, label, LABEL_LEN);
 	len += LABEL_LEN;
@@ -226,10 +353,10 @@ static int handshake_mac(const struct bcn_auth_key *key, const char *label,
 	len += BCN_AUTH_LEN;
 	memcpy(msg + len, node, nlen);
 	len += nlen;
-	return bcn_auth_hmac(key->bytes, key->len, msg, len, out);
+	return bcn_auth_hmac(key, BCN_AUTH_NODE_KEY_LEN, msg, len, out);
 }
 
-int bcn_auth_client_mac(const struct bcn_auth_key *key,
+int bcn_auth_client_mac(const uint8_t key[BCN_AUTH_NODE_KEY_LEN],
 			const uint8_t nc[BCN_AUTH_LEN],
 			const uint8_t ns[BCN_AUTH_LEN], const char *node,
 			uint8_t out[BCN_AUTH_LEN])
@@ -237,7 +364,7 @@ int bcn_auth_client_mac(const struct bcn_auth_key *key,
 	return handshake_mac(key, CLIENT_LABEL, ns, nc, node, out);
 }
 
-int bcn_auth_server_mac(const struct bcn_auth_key *key,
+int bcn_auth_server_mac(const uint8_t key[BCN_AUTH_NODE_KEY_LEN],
 			const uint8_t nc[BCN_AUTH_LEN],
 			const uint8_t ns[BCN_AUTH_LEN], const char *node,
 			uint8_t out[BCN_AUTH_LEN])
@@ -248,7 +375,7 @@ int bcn_auth_server_mac(const struct bcn_auth_key *key,
 bool bcn_auth_mac_equal(const uint8_t a[BCN_AUTH_LEN],
 			const uint8_t b[BCN_AUTH_LEN])
 {
-	return bcn_ct_equal(a, b, BCN_AUTH_LEN);
+	return bcn_crypto_equal(a, b, BCN_AUTH_LEN);
 }
 
 int bcn_auth_nonce(uint8_t out[BCN_AUTH_LEN])
@@ -287,10 +414,15 @@ static bool is_ctl(const struct bcn_frame *f, enum bcn_frame_kind kind)
 int bcn_auth_client_init(struct bcn_auth_client *c,
 			 const struct bcn_auth_key *key, const char *node)
 {
+	int rc;
+
 	memset(c, 0, sizeof(*c));
 	c->state = BCN_AUTH_FAILED;
 	if (!key || !node || !node[0] || copy_name(c->node, node))
 		return -EINVAL;
+	rc = node_key_of(key, node, c->k);
+	if (rc)
+		return rc;
 	c->key = key;
 	c->state = BCN_AUTH_IDLE;
 	return 0;
@@ -321,11 +453,15 @@ int bcn_auth_client_step(struct bcn_auth_client *c, const struct bcn_frame *f,
 
 	switch (c->state) {
 	case BCN_AUTH_WAIT_CHALLENGE:
+		if (f->hdr.version != BCN_PROTO_VERSION) {
+			rc = -EPROTONOSUPPORT;
+			break;
+		}
 		if (!is_ctl(f, BCN_FRAME_CHALLENGE))
 			break;
 		memcpy(c->ns, f->auth, BCN_AUTH_LEN);
 		memcpy(c->peer, f->node, sizeof(c->peer));
-		rc = bcn_auth_client_mac(c->key, c->nc, c->ns, c->node, mac);
+		rc = bcn_auth_client_mac(c->k, c->nc, c->ns, c->node, mac);
 		if (!rc)
 			rc = bcn_frame_ctl_encode(BCN_FRAME_AUTH, c->node, mac, out);
 		if (!rc)
@@ -334,9 +470,12 @@ int bcn_auth_client_step(struct bcn_auth_client *c, const struct bcn_frame *f,
 	case BCN_AUTH_WAIT_WELCOME:
 		if (!is_ctl(f, BCN_FRAME_WELCOME))
 			break;
-		rc = bcn_auth_server_mac(c->key, c->nc, c->ns, c->node, mac);
+		rc = bcn_auth_server_mac(c->k, c->nc, c->ns, c->node, mac);
 		if (!rc && !bcn_auth_mac_equal(mac, f->auth))
 			rc = -EKEYREJECTED;
+		if (!rc)
+			rc = session_keys(c->k, c->nc, c->ns, c->node, &c->tx,
+					  &c->rx);
 		if (!rc)
 			c->state = BCN_AUTH_ESTABLISHED;
 		break;
@@ -358,7 +497,7 @@ int bcn_auth_server_init(struct bcn_auth_server *s,
 {
 	memset(s, 0, sizeof(*s));
 	s->state = BCN_AUTH_FAILED;
-	if (!key || !name || copy_name(s->name, name))
+	if (!key || key->node[0] || !name || copy_name(s->name, name))
 		return -EINVAL;
 	s->key = key;
 	s->state = BCN_AUTH_WAIT_HELLO;
@@ -374,14 +513,17 @@ static int server_auth(struct bcn_auth_server *s, const struct bcn_frame *f,
 
 	if (!is_ctl(f, BCN_FRAME_AUTH) || strcmp(f->node, s->node) != 0)
 		return -EPROTO;
-	rc = bcn_auth_client_mac(s->key, s->nc, s->ns, s->node, mac);
+	rc = bcn_auth_client_mac(s->k, s->nc, s->ns, s->node, mac);
 	if (!rc && !bcn_auth_mac_equal(mac, f->auth))
 		rc = -EKEYREJECTED;
 	if (!rc)
-		rc = bcn_auth_server_mac(s->key, s->nc, s->ns, s->node, mac);
+		rc = bcn_auth_server_mac(s->k, s->nc, s->ns, s->node, mac);
 	if (!rc)
 		rc = bcn_frame_ctl_encode(BCN_FRAME_WELCOME, s->name, mac, out);
+	if (!rc)
+		rc = session_keys(s->k, s->nc, s->ns, s->node, &s->rx, &s->tx);
 	explicit_bzero(mac, sizeof(mac));
+	explicit_bzero(s->k, sizeof(s->k));     /* the frame keys suffice */
 	return rc;
 }
 
@@ -392,11 +534,17 @@ int bcn_auth_server_step(struct bcn_auth_server *s, const struct bcn_frame *f,
 
 	switch (s->state) {
 	case BCN_AUTH_WAIT_HELLO:
+		if (f->hdr.version != BCN_PROTO_VERSION) {
+			rc = -EPROTONOSUPPORT;
+			break;
+		}
 		if (!is_ctl(f, BCN_FRAME_HELLO) || !f->node[0])
 			break;
 		memcpy(s->node, f->node, sizeof(s->node));
 		memcpy(s->nc, f->auth, BCN_AUTH_LEN);
-		rc = bcn_auth_nonce(s->ns);
+		rc = node_key_of(s->key, s->node, s->k);
+		if (!rc)
+			rc = bcn_auth_nonce(s->ns);
 		if (!rc)
 			rc = bcn_frame_ctl_encode(BCN_FRAME_CHALLENGE, s->name,
 						  s->ns, out);

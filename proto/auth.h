@@ -1,6 +1,7 @@
 /* Authentication between collectors and log servers (docs/protocol.md,
- * "Handshake frames"): the site key and its file format, HMAC-SHA256
- * (proto/sha256.c), the two MACs of the handshake, nonces, and the
+ * "Handshake frames" and "Keys"): site and node keys and their file
+ * format, the two MACs of the handshake, the frame keys of an established
+ * connection (proto/seal.h), nonces, and the
  * handshake itself as two small state machines over opened frames, one
  * for each side, that never touch a socket: the caller reads frames, feeds
  * them to a step function and writes out whatever it appended. */
@@ -13,21 +14,27 @@
 
 #include "common/buf.h"
 #include "proto/frame.h"
+#include "proto/seal.h"
 
 #define BCN_AUTH_KEY_MIN 32             /* shortest key, in bytes */
 #define BCN_AUTH_KEY_MAX 128            /* longest key, in bytes */
 #define BCN_AUTH_KEYFILE_MAX 4096       /* largest key file, in bytes */
 #define BCN_AUTH_KEY_DEFAULT_PATH "/etc/beacon/site.key"
+#define BCN_AUTH_NODE_KEY_LEN 32        /* a node key, in bytes */
 
-/* A site key. Wipe it with bcn_auth_key_wipe when done. */
+/* A site key (node "") or one node's key (node set: derived from the site
+ * key by bcn_auth_node_key, good for that node only). Wipe it with
+ * bcn_auth_key_wipe when done. */
 struct bcn_auth_key {
 	uint8_t bytes[BCN_AUTH_KEY_MAX];
 	size_t len;
+	char node[BCN_NODE_MAX + 1];
 };
 
-/* Parses the text of a key file held in buf[0..len-1]: hexadecimal digits
- * (either case) forming BCN_AUTH_KEY_MIN..BCN_AUTH_KEY_MAX bytes, with
- * blanks and line ends (space, tab, CR, LF) allowed anywhere. Returns 0;
+/* Parses the text of a key file held in buf[0..len-1]: for a node key a
+ * first line "node NAME"; then hexadecimal digits (either case) forming
+ * BCN_AUTH_KEY_MIN..BCN_AUTH_KEY_MAX bytes, with blanks and line ends
+ * (space, tab, CR, LF) allowed anywhere. Returns 0;
  * -BCN_ESYNTAX for any other character or an odd number of digits;
  * -BCN_ERANGE for a key too short or too long. On error key is zeroed and
  * err says why (byte offset of a bad character). Pure: no I/O. */
@@ -46,7 +53,17 @@ int bcn_auth_key_load(const char *path, struct bcn_auth_key *key, char *err,
  * from getrandom(2). Returns 0, -EINVAL or -errno. */
 int bcn_auth_key_generate(struct bcn_auth_key *key, size_t len);
 
-/* Appends key as a key file: lowercase hexadecimal and a newline.
+/* Derives the key of one node from the site key: HKDF-SHA256 (RFC 5869)
+ * with the salt "beacon node key salt v2", the site key as input keying
+ * material and the info "beacon node key" || node; 32 bytes, out->node set.
+ * A log server needs only the site key; a node holding its own key can
+ * prove no other name. Returns 0 or -EINVAL (site is itself a node key,
+ * or node is empty or too long). */
+int bcn_auth_node_key(const struct bcn_auth_key *site, const char *node,
+		      struct bcn_auth_key *out);
+
+/* Appends key as a key file: "node NAME" for a node key, then lowercase
+ * hexadecimal and a newline.
  * Returns 0, -BCN_EFULL or -ENOMEM. */
 int bcn_auth_key_format(const struct bcn_auth_key *key, struct bcn_buf *out);
 
@@ -54,21 +71,21 @@ int bcn_auth_key_format(const struct bcn_auth_key *key, struct bcn_buf *out);
 void bcn_auth_key_wipe(struct bcn_auth_key *key);
 
 /* out = HMAC-SHA256(key[0..keylen-1], msg[0..len-1]). Returns 0, -EINVAL
- * for a key over INT_MAX bytes, or -EIO if libcrypto fails. */
+ * for a key over INT_MAX bytes. */
 int bcn_auth_hmac(const uint8_t *key, size_t keylen, const uint8_t *msg,
 		  size_t len, uint8_t out[BCN_AUTH_LEN]);
 
-/* The collector's proof: HMAC-SHA256(key, "BCN1-C" || ns || nc || node),
- * node without its NUL (1..BCN_NODE_MAX bytes). Returns 0, -EINVAL or
- * -EIO. */
-int bcn_auth_client_mac(const struct bcn_auth_key *key,
+/* The collector's proof: HMAC-SHA256(k, "BCN1-C" || ns || nc || node), k
+ * the node's key, node without its NUL (1..BCN_NODE_MAX bytes). Returns 0
+ * or -EINVAL. */
+int bcn_auth_client_mac(const uint8_t key[BCN_AUTH_NODE_KEY_LEN],
 			const uint8_t nc[BCN_AUTH_LEN],
 			const uint8_t ns[BCN_AUTH_LEN], const char *node,
 			uint8_t out[BCN_AUTH_LEN]);
 
-/* The server's proof: HMAC-SHA256(key, "BCN1-S" || nc || ns || node).
- * Returns 0, -EINVAL or -EIO. */
-int bcn_auth_server_mac(const struct bcn_auth_key *key,
+/* The server's proof: HMAC-SHA256(k, "BCN1-S" || nc || ns || node).
+ * Returns 0 or -EINVAL. */
+int bcn_auth_server_mac(const uint8_t key[BCN_AUTH_NODE_KEY_LEN],
 			const uint8_t nc[BCN_AUTH_LEN],
 			const uint8_t ns[BCN_AUTH_LEN], const char *node,
 			uint8_t out[BCN_AUTH_LEN]);
@@ -102,6 +119,8 @@ enum bcn_auth_state {
  * the struct. */
 struct bcn_auth_client {
 	const struct bcn_auth_key *key;
+	uint8_t k[BCN_AUTH_NODE_KEY_LEN];       /* our node key */
+	struct bcn_seal tx, rx;         /* frame keys, once ESTABLISHED */
 	char node[BCN_NODE_MAX + 1];    /* our name, sent in HELLO */
 	char peer[BCN_NODE_MAX + 1];    /* the server's, from CHALLENGE */
 	uint8_t nc[BCN_AUTH_LEN];       /* our nonce */
@@ -111,7 +130,10 @@ struct bcn_auth_client {
 
 /* One connection, server side. The key must outlive the struct. */
 struct bcn_auth_server {
-	const struct bcn_auth_key *key;
+	const struct bcn_auth_key *key; /* the site key */
+	uint8_t k[BCN_AUTH_NODE_KEY_LEN];       /* the node's, during the
+						 * handshake */
+	struct bcn_seal rx, tx;         /* frame keys, once ESTABLISHED */
 	char name[BCN_NODE_MAX + 1];    /* ours, sent in CHALLENGE */
 	char node[BCN_NODE_MAX + 1];    /* the collector's, from HELLO */
 	uint8_t nc[BCN_AUTH_LEN];
@@ -120,7 +142,8 @@ struct bcn_auth_server {
 };
 
 /* Prepares c (state IDLE) for a collector called node (1..BCN_NODE_MAX
- * bytes). Returns 0 or -EINVAL. */
+ * bytes) holding key: the site key, or node's own key. Returns 0, -EINVAL,
+ * or -EKEYREJECTED when key is the key of another node. */
 int bcn_auth_client_init(struct bcn_auth_client *c,
 			 const struct bcn_auth_key *key, const char *node);
 
@@ -135,15 +158,18 @@ int bcn_auth_client_start(struct bcn_auth_client *c, struct bcn_buf *out);
  * server's MAC and moves to ESTABLISHED (nothing appended); ESTABLISHED
  * passes ACK frames through. Returns 0 (handshake frame consumed),
  * BCN_AUTH_PASS (an ACK of the session), -EKEYREJECTED (the server's MAC
- * is wrong: it does not hold our key), -EPROTO (any other frame, a frame
- * out of order, a handshake frame with a sequence number, or a call after
- * a failure), or -BCN_EFULL/-ENOMEM/-EIO. Every error moves to FAILED. */
+ * is wrong: it does not hold our key), -EPROTONOSUPPORT (a CHALLENGE of
+ * another protocol version), -EPROTO (any other frame, a frame out of
+ * order, a handshake frame with a sequence number, or a call after a
+ * failure), or -BCN_EFULL/-ENOMEM. Every error moves to FAILED. The
+ * caller checks the frame MACs of an established connection with c->rx
+ * and seals what it sends with c->tx (proto/seal.h). */
 int bcn_auth_client_step(struct bcn_auth_client *c, const struct bcn_frame *f,
 			 struct bcn_buf *out);
 
-/* Prepares s (state WAIT_HELLO) for a new connection; name is the server
- * name sent in CHALLENGE (0..BCN_NODE_MAX bytes, may be ""). Returns 0 or
- * -EINVAL. */
+/* Prepares s (state WAIT_HELLO) for a new connection; key is the site
+ * key (a node key is refused), name is the server name sent in CHALLENGE
+ * (0..BCN_NODE_MAX bytes, may be ""). Returns 0 or -EINVAL. */
 int bcn_auth_server_init(struct bcn_auth_server *s,
 			 const struct bcn_auth_key *key, const char *name);
 
@@ -152,7 +178,8 @@ int bcn_auth_server_init(struct bcn_auth_server *s,
  * an AUTH, checks its MAC in constant time, appends WELCOME and moves to
  * ESTABLISHED; ESTABLISHED passes DATA frames whose node is the one of
  * HELLO. Returns 0 (handshake frame consumed), BCN_AUTH_PASS (a DATA frame
- * to store), -EKEYREJECTED (wrong MAC: close without an answer), -EPROTO
+ * to store), -EKEYREJECTED (wrong MAC: close without an answer),
+ * -EPROTONOSUPPORT (a HELLO of another protocol version), -EPROTO
  * (DATA before WELCOME, a node that changes, any frame out of order, a
  * call after a failure), or -errno/-BCN_EFULL/-ENOMEM/-EIO. Every error
  * moves to FAILED; the caller then closes the connection. */

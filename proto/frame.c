@@ -44,15 +44,16 @@ int bcn_frame_header_parse(const uint8_t *buf, size_t len,
 	h->seq = get_le64(buf + 16);
 	h->raw_len = get_le32(buf + 24);
 	h->crc = get_le32(buf + 28);
-	if (h->version != BCN_PROTO_VERSION)
+	if (h->version < BCN_PROTO_VERSION_MIN || h->version > BCN_PROTO_VERSION)
 		return -BCN_EVERSION;
 	if (h->kind == 0 || h->kind >= BCN_FRAME_KIND_MAX ||
-	    (h->flags & ~BCN_FRAME_F_ZLIB))
+	    (h->flags & ~(BCN_FRAME_F_ZLIB | BCN_FRAME_F_MAC)) ||
+	    ((h->flags & BCN_FRAME_F_MAC) && h->version < 2))
 		return -BCN_EKIND;
 	if (h->body_len > lim->max_body || h->raw_len > lim->max_raw ||
 	    h->count > lim->max_records)
 		return -BCN_ETOOBIG;
-	if (h->body_len < h->node_len)
+	if (h->body_len < h->node_len + bcn_frame_mac_len(h))
 		return -BCN_ECORRUPT;
 	return 0;
 }
@@ -155,7 +156,7 @@ static int open_body(struct bcn_frame *f, const uint8_t *body,
 		     const struct bcn_frame_limits *lim)
 {
 	const uint8_t *pl = body + f->hdr.node_len;
-	size_t plen = f->hdr.body_len - f->hdr.node_len;
+	size_t plen = f->hdr.body_len - f->hdr.node_len - bcn_frame_mac_len(&f->hdr);
 	int rc;
 
 	memcpy(f->node, body, f->hdr.node_len);
@@ -163,7 +164,8 @@ static int open_body(struct bcn_frame *f, const uint8_t *body,
 	if (memchr(f->node, 0, f->hdr.node_len))
 		return -BCN_ECORRUPT;
 	if (f->hdr.kind == BCN_FRAME_ACK) {
-		if (plen != 1 || f->hdr.raw_len != 1 || f->hdr.flags ||
+		if (plen != 1 || f->hdr.raw_len != 1 ||
+		    (f->hdr.flags & ~BCN_FRAME_F_MAC) ||
 		    f->hdr.count || pl[0] >= BCN_ACK_STATUS_MAX)
 			return -BCN_ECORRUPT;
 		f->ack_status = pl[0];
@@ -394,9 +396,13 @@ int bcn_frame_validate(struct bcn_frame *f)
 		return -BCN_ECORRUPT;
 	bcn_frame_rewind(f);
 	memset(f->refd, 0, f->nstr / 8 + 1);
-	while ((rc = bcn_frame_next(f, &r)) == 1)
+	f->types = 0;
+	while ((rc = bcn_frame_next(f, &r)) == 1) {
+		if (r.type < 32)
+			f->types |= 1u << r.type;
 		if (f->windowed && !in_window(f, &r))
 			out = -BCN_ERANGE;
+	}
 	if (rc == 0 && !all_referenced(f))
 		rc = -BCN_ECORRUPT;
 	bcn_frame_rewind(f);

@@ -15,7 +15,10 @@
 #include "common/buf.h"
 #include "proto/record.h"
 
-#define BCN_PROTO_VERSION 1
+/* Frames are written in version 2 and read in versions 1 and 2 (files,
+ * queued frames); a connection's handshake must be version 2. */
+#define BCN_PROTO_VERSION 2
+#define BCN_PROTO_VERSION_MIN 1
 #define BCN_FRAME_MAGIC "BCNF"
 #define BCN_FRAME_HDR_LEN 32
 #define BCN_NODE_MAX 255                /* longest node name */
@@ -35,6 +38,9 @@ enum bcn_frame_kind {
 #define BCN_AUTH_LEN 32         /* nonce and HMAC-SHA256 length */
 
 #define BCN_FRAME_F_ZLIB 0x01           /* payload is zlib-compressed */
+#define BCN_FRAME_F_MAC 0x02            /* body ends with a frame MAC
+					 * (version 2, proto/seal.h) */
+#define BCN_FRAME_MAC_LEN 16
 
 /* Status carried by an ACK frame. */
 enum bcn_ack_status {
@@ -90,12 +96,20 @@ struct bcn_frame {
 	uint8_t *refd;                  /* bit i: str[i] referenced (validate) */
 	size_t refd_cap;
 	int64_t t_lo, t_hi;             /* window of record times (validate) */
+	uint32_t types;                 /* bit t: a record of type t (validate) */
 	bool windowed;
 	const uint8_t *cur, *end;       /* record cursor */
 	const uint8_t *first;           /* first record, for rewinding */
 	uint32_t seen;
 	int64_t last_t;
 };
+
+/* Bytes of MAC trailer at the end of a frame's body (0 or
+ * BCN_FRAME_MAC_LEN); the payload lies between the node name and it. */
+static inline uint32_t bcn_frame_mac_len(const struct bcn_frame_header *h)
+{
+	return (h->flags & BCN_FRAME_F_MAC) ? BCN_FRAME_MAC_LEN : 0;
+}
 
 /* Parses and validates the fixed header at buf. Returns 0, -BCN_ETRUNC
  * when fewer than BCN_FRAME_HDR_LEN bytes are given, -BCN_EMAGIC,

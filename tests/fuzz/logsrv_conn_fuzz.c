@@ -3,9 +3,12 @@
  * content checks, answers. The first byte chooses the mode: bit 0 turns
  * authentication off, bit 1 feeds the stream in one piece (else frame by
  * frame, as the envelopes announce), bit 2 repairs frame checksums so that
- * mutations reach the content checks. The server's nonce is pinned after
- * each HELLO, so a stream holding an AUTH made with the test key and that
- * nonce authenticates (tests/fuzz/corpus/logsrv_conn). */
+ * mutations reach the content checks, bit 3 seals each frame after the
+ * handshake with its frame MAC, as a collector does (else the frames meet
+ * the MAC check as they are). The server's nonce is pinned after each
+ * HELLO, so a stream holding an AUTH made with the test key's node key and
+ * that nonce authenticates (tests/fuzz/corpus/logsrv_conn, made by
+ * tests/fuzz/corpus/logsrv_conn.py). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,12 +21,14 @@
 #define MODE_NOAUTH 0x01
 #define MODE_WHOLE 0x02
 #define MODE_RESEAL 0x04
+#define MODE_SEAL 0x08
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The test key: bytes 0x00, 0x01, .. 0x1f; the pinned server nonce: 0x5a. */
 static void test_key(struct bcn_auth_key *k)
 {
+	memset(k, 0, sizeof(*k));
 	for (size_t i = 0; i < BCN_AUTH_KEY_MIN; i++)
 		k->bytes[i] = (uint8_t)i;
 	k->len = BCN_AUTH_KEY_MIN;
@@ -99,6 +104,28 @@ static int feed(struct bcn_conn_ctx *x, struct bcn_conn *c, const uint8_t *p,
 	return 0;
 }
 
+/* Feeds one piece, sealed with the connection's next frame MAC when
+ * asked and the handshake is done (a piece that is not one whole unsealed
+ * frame goes as it is). */
+static int sealed_feed(struct bcn_conn_ctx *x, struct bcn_conn *c,
+		       uint8_t mode, const uint8_t *p, size_t len)
+{
+	struct bcn_seal peer;
+	struct bcn_buf b;
+	int rc;
+
+	if (!(mode & MODE_SEAL) || !x->key || c->state != BCN_CONN_READY)
+		return feed(x, c, p, len);
+	peer = c->auth.rx;      /* the collector's side of the same key */
+	bcn_buf_init(&b, (size_t)1 << 20);
+	if (bcn_seal_frame(&peer, p, len, &b))
+		rc = feed(x, c, p, len);
+	else
+		rc = feed(x, c, b.data, b.len);
+	bcn_buf_free(&b);
+	return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct bcn_logsrv_stats st;
@@ -135,10 +162,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (mode & MODE_RESEAL)
 			reseal(copy + off, n);
-		if (feed(&x, &c, copy + off, n))
+		if (sealed_feed(&x, &c, mode, copy + off, n))
 			break;
 		off += n;
 	}
+	if (getenv("BCN_FUZZ_VERBOSE"))    /* seeds: how far did they get? */
+		fprintf(stderr, "logsrv_conn_fuzz: %llu frames submitted\n",
+			(unsigned long long)submitted);
 	bcn_conn_release(&c);
 	bcn_conn_ctx_free(&x);
 	free(copy);

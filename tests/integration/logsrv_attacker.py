@@ -22,7 +22,7 @@ import zlib
 
 def frame(kind, node, body):
     node = node.encode()
-    head = struct.pack("<4sBBBBIIQI", b"BCNF", 1, kind, 0, len(node),
+    head = struct.pack("<4sBBBBIIQI", b"BCNF", 2, kind, 0, len(node),
                        len(node) + len(body), 0, 0, len(body))
     crc = zlib.crc32(node + body, zlib.crc32(head))
     return head + struct.pack("<I", crc) + node + body

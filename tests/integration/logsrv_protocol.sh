@@ -48,6 +48,19 @@ for m in garbage wrongnode badcrc toobig badversion; do
 done
 expect noauth closed True
 expect truncated stored 0
+# after the handshake a frame without its MAC, with a wrong MAC, or sent
+# twice (its MAC is of an earlier place) closes the connection, and none
+# of them is stored (checked by the record count below); ACKs carry MACs
+for m in nomac badmac replay; do
+	expect "$m" closed True
+done
+expect nomac stored 0
+expect badmac stored 0
+expect frames bad_acks 0 "$T/f.bin"
+# a collector of protocol version 1 is refused at its HELLO
+expect v1hello closed True
+grep -q "speaks protocol version 1, this server 2" "$T/logsrv.log" ||
+	fail "no clear refusal of a version-1 collector in the log"
 # a collector with another key is refused at the handshake
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/otherkey"
 chmod 600 "$T/otherkey"
@@ -83,7 +96,8 @@ cat > "$T/q.conf" <<CONF
 store_dir = $T/store
 CONF
 n=$("$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client --entity cn007 | wc -l)
-# (the corrupt test's good frame reuses sequence number 2: a duplicate)
+# (the corrupt test's good frame reuses sequence number 2: a duplicate, as
+# does the replay test's first frame)
 [ "$n" -eq 10000 ] || fail "expected 10000 stored records of cn007, got $n"
 "$BCN_BUILD/cli/beacon" query --config "$T/q.conf" --layer client --entity cn007 | python3 -c '
 import json, sys
@@ -96,6 +110,9 @@ for line in sys.stdin:
     seen.add(k)
 print(len(seen))' > "$T/distinct"
 [ "$(cat "$T/distinct")" -eq 10000 ] || fail "records are not distinct"
+sleep 1.5       # one stats_interval: the counters reach Redis
+mf=$(bcn_redis "$RPORT" HGET bcn:stats mac_failures)
+[ "${mf:-0}" -ge 3 ] || fail "mac_failures not counted: '$mf'"
 
 # stop cleanly: SIGTERM drains and exits 0
 kill -TERM "$LPID"

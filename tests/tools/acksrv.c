@@ -255,6 +255,13 @@ static int handle_input(struct server *sv, struct client *c)
 			fprintf(stderr, "acksrv: bad frame: %s\n", bcn_strerror(rc));
 			break;
 		}
+		/* after the handshake every frame carries its MAC */
+		if (c->auth.state == BCN_AUTH_ESTABLISHED &&
+		    bcn_seal_check(&c->auth.rx, c->rx.data + off, used)) {
+			fprintf(stderr, "acksrv: a frame failed its MAC\n");
+			rc = -EBADMSG;
+			break;
+		}
 		off += used;
 		if (!corrupt && sv->f.hdr.kind == BCN_FRAME_DATA &&
 		    bcn_frame_validate(&sv->f))
@@ -304,7 +311,15 @@ static int64_t release_acks(struct server *sv, struct client *c, int64_t now)
 
 		if (p->due > now)
 			return p->due;
-		if (bcn_frame_ack_encode(p->seq, p->status, sv->name, &c->tx))
+		struct bcn_buf a;
+		int rc;
+
+		bcn_buf_init(&a, 1024);
+		rc = bcn_frame_ack_encode(p->seq, p->status, sv->name, &a);
+		if (!rc)
+			rc = bcn_seal_frame(&c->auth.tx, a.data, a.len, &c->tx);
+		bcn_buf_free(&a);
+		if (rc)
 			return now;     /* output full: try again later */
 		c->qhead = (c->qhead + 1) % MAX_PENDING;
 		c->qlen--;

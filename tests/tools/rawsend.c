@@ -17,8 +17,16 @@
  *   truncated  handshake, half a frame, then close
  *   shortbody  handshake, a DATA header whose body_len (5) is smaller
  *              than its node_len (10), and no body
+ *   nomac      handshake, a good frame without its frame MAC
+ *   badmac     handshake, a frame whose MAC is wrong (checksum right)
+ *   replay     handshake, the same sealed frame twice (the second's MAC
+ *              is of an earlier place on the connection)
+ *   v1hello    a HELLO of protocol version 1
+ * After the handshake every frame is sealed with its MAC (proto/seal.h)
+ * unless the mode says otherwise, and every ACK's MAC is checked.
  * The JSON line has: stored, duplicate, rejected (ACK counts), closed
- * (whether the server closed the connection) and handshake (ok/failed). */
+ * (whether the server closed the connection), handshake (ok/failed) and
+ * bad_acks (ACKs from the server whose MAC failed). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +54,9 @@ struct peer {
 	struct bcn_frame_limits lim;
 	int closed;
 	uint64_t acks[BCN_ACK_STATUS_MAX];
+	struct bcn_auth_client ac;
+	int sealed;                     /* handshake done: frames carry MACs */
+	uint64_t bad_acks;
 };
 
 static int connect_to(const char *hp)
@@ -99,6 +110,12 @@ static int read_frame(struct peer *p)
 				   : -BCN_ETRUNC;
 		ssize_t n;
 
+		if (rc == 0 && p->sealed &&
+		    bcn_seal_check(&p->ac.rx, p->in.data, used)) {
+			p->bad_acks++;
+			p->closed = 1;
+			return 0;
+		}
 		if (rc == 0) {
 			memmove(p->in.data, p->in.data + used, p->in.len - used);
 			p->in.len -= used;
@@ -120,22 +137,49 @@ static int read_frame(struct peer *p)
 	}
 }
 
+/* Sends one whole frame, sealed once the handshake is done. */
+static int send_frame(struct peer *p, const uint8_t *frame, size_t len)
+{
+	struct bcn_buf s;
+	int rc;
+
+	if (!p->sealed)
+		return send_all(p, frame, len);
+	bcn_buf_init(&s, (size_t)1 << 30);
+	rc = bcn_seal_frame(&p->ac.tx, frame, len, &s);
+	if (!rc)
+		rc = send_all(p, s.data, s.len);
+	bcn_buf_free(&s);
+	return rc;
+}
+
+/* Seals frame[0..len) into out (the handshake must be done). */
+static void seal_into(struct peer *p, const uint8_t *frame, size_t len,
+		      struct bcn_buf *out)
+{
+	if (bcn_seal_frame(&p->ac.tx, frame, len, out)) {
+		fprintf(stderr, "rawsend: cannot seal\n");
+		exit(1);
+	}
+}
+
 static int handshake(struct peer *p, const struct bcn_auth_key *key, const char *node)
 {
-	struct bcn_auth_client ac;
+	struct bcn_auth_client *ac = &p->ac;
 	struct bcn_buf out;
 	int rc = -1;
 
 	bcn_buf_init(&out, 4096);
-	if (bcn_auth_client_init(&ac, key, node) || bcn_auth_client_start(&ac, &out))
+	if (bcn_auth_client_init(ac, key, node) || bcn_auth_client_start(ac, &out))
 		goto done;
-	while (ac.state != BCN_AUTH_ESTABLISHED) {
+	while (ac->state != BCN_AUTH_ESTABLISHED) {
 		if (send_all(p, out.data, out.len) || read_frame(p) != 1)
 			goto done;
 		bcn_buf_reset(&out);
-		if (bcn_auth_client_step(&ac, &p->f, &out) < 0)
+		if (bcn_auth_client_step(ac, &p->f, &out) < 0)
 			goto done;
 	}
+	p->sealed = 1;
 	rc = 0;
 done:
 	bcn_buf_free(&out);
@@ -210,7 +254,7 @@ static uint64_t send_file(struct peer *p, const char *path)
 
 		/* resend the frame's bytes as they were */
 		if (f.hdr.kind == BCN_FRAME_DATA && bcn_frame_reader_last(&rd, &raw, &len) == 0 &&
-		    send_all(p, raw, len) == 0)
+		    send_frame(p, raw, len) == 0)
 			n++;
 	}
 	bcn_frame_free(&f);
@@ -233,20 +277,48 @@ static void run_mode(struct peer *p, const char *mode, const char *node, const c
 		wait_close(p);
 	} else if (!strcmp(mode, "wrongnode")) {
 		one_frame(&w, "intruder", 1);
-		send_all(p, w.data, w.len);
+		send_frame(p, w.data, w.len);
 		wait_close(p);
 	} else if (!strcmp(mode, "badcrc")) {
+		struct bcn_buf sw;
+
+		bcn_buf_init(&sw, 1 << 20);
 		one_frame(&w, node, 1);
-		w.data[w.len - 1] ^= 0xff;
-		send_all(p, w.data, w.len);
+		seal_into(p, w.data, w.len, &sw);
+		sw.data[28] ^= 0xff;
+		send_all(p, sw.data, sw.len);
+		bcn_buf_free(&sw);
 		wait_close(p);
 	} else if (!strcmp(mode, "corrupt")) {
 		one_frame(&w, node, 1);
 		w.data[12] = 2;         /* record count 2, payload holds 1 */
 		reseal(w.data, w.len);
+		send_frame(p, w.data, w.len);
+		bcn_buf_reset(&w);
 		one_frame(&w, node, 2);
-		send_all(p, w.data, w.len);
+		send_frame(p, w.data, w.len);
 		wait_acks(p, 2);
+	} else if (!strcmp(mode, "nomac")) {
+		one_frame(&w, node, 1000);      /* a new sequence number */
+		send_all(p, w.data, w.len);
+		wait_close(p);
+	} else if (!strcmp(mode, "badmac") || !strcmp(mode, "replay")) {
+		struct bcn_buf sw;
+
+		bcn_buf_init(&sw, 1 << 20);
+		/* badmac: a new sequence number; replay: an old one, whose
+		 * first copy is a legitimate duplicate */
+		one_frame(&w, node, strcmp(mode, "badmac") ? 2 : 1001);
+		seal_into(p, w.data, w.len, &sw);
+		if (!strcmp(mode, "badmac")) {
+			sw.data[sw.len - 1] ^= 0x01;
+			reseal(sw.data, sw.len);
+		} else {
+			bcn_buf_add(&sw, sw.data, sw.len);
+		}
+		send_all(p, sw.data, sw.len);
+		bcn_buf_free(&sw);
+		wait_close(p);
 	} else if (!strcmp(mode, "toobig")) {
 		one_frame(&w, node, 1);
 		w.data[8] = w.data[9] = w.data[10] = 0;
@@ -269,6 +341,9 @@ static void run_mode(struct peer *p, const char *mode, const char *node, const c
 	} else if (!strcmp(mode, "truncated")) {
 		one_frame(&w, node, 1);
 		send_all(p, w.data, w.len / 2);
+	} else {
+		fprintf(stderr, "rawsend: unknown mode %s\n", mode);
+		exit(2);
 	}
 	bcn_buf_free(&w);
 }
@@ -293,7 +368,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rawsend: cannot connect to %s\n", argv[1]);
 		return 1;
 	}
-	if (strcmp(argv[4], "noauth") == 0) {
+	if (strcmp(argv[4], "v1hello") == 0) {
+		struct bcn_buf w;
+		uint8_t nonce[BCN_AUTH_LEN] = { 1 };
+
+		bcn_buf_init(&w, 1 << 16);
+		bcn_frame_ctl_encode(BCN_FRAME_HELLO, argv[3], nonce, &w);
+		w.data[4] = 1;
+		reseal(w.data, w.len);
+		send_all(&p, w.data, w.len);
+		wait_close(&p);
+		bcn_buf_free(&w);
+		hs = -1;
+	} else if (strcmp(argv[4], "noauth") == 0) {
 		struct bcn_buf w;
 
 		bcn_buf_init(&w, 1 << 16);
@@ -314,10 +401,10 @@ int main(int argc, char **argv)
 			wait_close(&p);
 	}
 	printf("{\"handshake\":\"%s\",\"stored\":%" PRIu64 ",\"duplicate\":%" PRIu64
-	       ",\"rejected\":%" PRIu64 ",\"closed\":%s}\n",
+	       ",\"rejected\":%" PRIu64 ",\"closed\":%s,\"bad_acks\":%" PRIu64 "}\n",
 	       hs == 0 ? "ok" : "failed", p.acks[BCN_ACK_STORED],
 	       p.acks[BCN_ACK_DUPLICATE], p.acks[BCN_ACK_REJECTED],
-	       p.closed ? "true" : "false");
+	       p.closed ? "true" : "false", p.bad_acks);
 	close(p.fd);
 	bcn_frame_free(&p.f);
 	bcn_buf_free(&p.in);

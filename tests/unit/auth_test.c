@@ -103,18 +103,18 @@ static void test_handshake_macs(void **state)
 	fixed_key(&k, 0);
 	memset(nc, 0x11, sizeof(nc));
 	memset(ns, 0x22, sizeof(ns));
-	assert_int_equal(bcn_auth_client_mac(&k, nc, ns, "cn00042", mac), 0);
+	assert_int_equal(bcn_auth_client_mac(k.bytes, nc, ns, "cn00042", mac), 0);
 	unhex("fef2f17907138e2f0bf069abf585da129b7bd790805e5cf7193b4cb5d9dc90a8",
 	      want, 32);
 	assert_memory_equal(mac, want, 32);
 	assert_true(bcn_auth_mac_equal(mac, want));
-	assert_int_equal(bcn_auth_server_mac(&k, nc, ns, "cn00042", mac), 0);
+	assert_int_equal(bcn_auth_server_mac(k.bytes, nc, ns, "cn00042", mac), 0);
 	unhex("5929bb9a5a076d33c3de48077a624a4dce0c1f391fbe9bff02f842022aa1727b",
 	      want, 32);
 	assert_memory_equal(mac, want, 32);
 	want[31] ^= 1;
 	assert_false(bcn_auth_mac_equal(mac, want));
-	assert_int_equal(bcn_auth_client_mac(&k, nc, ns, "", mac), -EINVAL);
+	assert_int_equal(bcn_auth_client_mac(k.bytes, nc, ns, "", mac), -EINVAL);
 }
 
 static void test_key_parse(void **state)
@@ -347,6 +347,7 @@ static void test_wrong_key_client(void **state)
 	struct pair *p = *state;
 
 	p->ck.bytes[5] ^= 0x40;         /* the collector holds another key */
+	assert_int_equal(bcn_auth_client_init(&p->c, &p->ck, "cn001"), 0);
 	up_to_auth(p);
 	assert_int_equal(server_step(p), -EKEYREJECTED);
 	assert_int_equal(p->s.state, BCN_AUTH_FAILED);
@@ -364,7 +365,7 @@ static void test_wrong_key_server(void **state)
 	up_to_auth(p);
 	/* an impostor answers WELCOME with a MAC made with another key */
 	fixed_key(&other, 99);
-	assert_int_equal(bcn_auth_server_mac(&other, p->c.nc, p->c.ns, "cn001",
+	assert_int_equal(bcn_auth_server_mac(other.bytes, p->c.nc, p->c.ns, "cn001",
 					     mac), 0);
 	assert_int_equal(bcn_frame_ctl_encode(BCN_FRAME_WELCOME, "evil", mac,
 					      &p->s2c), 0);
@@ -418,7 +419,7 @@ static void test_node_change(void **state)
 	/* AUTH under another name than HELLO's */
 	up_to_auth(p);
 	bcn_buf_reset(&p->c2s);
-	assert_int_equal(bcn_auth_client_mac(&p->ck, p->c.nc, p->c.ns, "cn002",
+	assert_int_equal(bcn_auth_client_mac(p->c.k, p->c.nc, p->c.ns, "cn002",
 					     mac), 0);
 	assert_int_equal(bcn_frame_ctl_encode(BCN_FRAME_AUTH, "cn002", mac,
 					      &p->c2s), 0);
@@ -537,6 +538,143 @@ static void test_nonces_differ(void **state)
 	assert_memory_not_equal(a, b, BCN_AUTH_LEN);
 }
 
+/* Node keys: a known answer (HKDF-SHA256 computed with Python's hmac),
+ * no derivation from a node key, the key file's "node" line. */
+static void test_node_key(void **state)
+{
+	struct bcn_auth_key site, nk, back, bad;
+	struct bcn_buf text;
+	uint8_t want[32];
+	char err[256];
+
+	(void)state;
+	fixed_key(&site, 0);
+	assert_int_equal(bcn_auth_node_key(&site, "cn001", &nk), 0);
+	unhex("12eb96f4b0d8fc1bad4b41583ad571082464de91010c23015e88f3ed9ff4107d",
+	      want, 32);
+	assert_int_equal(nk.len, 32);
+	assert_memory_equal(nk.bytes, want, 32);
+	assert_string_equal(nk.node, "cn001");
+	assert_int_equal(bcn_auth_node_key(&nk, "cn002", &bad), -EINVAL);
+	assert_int_equal(bcn_auth_node_key(&site, "", &bad), -EINVAL);
+	bcn_buf_init(&text, 4096);
+	assert_int_equal(bcn_auth_key_format(&nk, &text), 0);
+	assert_true(text.len > 11 && !memcmp(text.data, "node cn001\n", 11));
+	assert_int_equal(bcn_auth_key_parse((char *)text.data, text.len, &back,
+					    err, sizeof(err)), 0);
+	assert_string_equal(back.node, "cn001");
+	assert_memory_equal(back.bytes, want, 32);
+	assert_int_equal(bcn_auth_key_parse("node \n00", 9, &bad, err,
+					    sizeof(err)), -BCN_ESYNTAX);
+	assert_int_equal(bcn_auth_key_parse("node a b\n00", 12, &bad, err,
+					    sizeof(err)), -BCN_ESYNTAX);
+	bcn_buf_free(&text);
+}
+
+/* A node key works for its node through a server holding only the site
+ * key, is refused for another name, and cannot be passed off as another
+ * node's key. */
+static void test_node_key_handshake(void **state)
+{
+	struct pair *p = *state;
+	struct bcn_auth_key nk, forged;
+	struct bcn_auth_client c2;
+
+	assert_int_equal(bcn_auth_node_key(&p->ck, "cn001", &nk), 0);
+	assert_int_equal(bcn_auth_client_init(&p->c, &nk, "cn001"), 0);
+	up_to_auth(p);
+	assert_int_equal(server_step(p), 0);
+	assert_int_equal(client_step(p), 0);
+	assert_int_equal(p->c.state, BCN_AUTH_ESTABLISHED);
+	/* the same key for another node: refused before any byte is sent */
+	assert_int_equal(bcn_auth_client_init(&c2, &nk, "cn002"),
+			 -EKEYREJECTED);
+	/* cn001's key bytes relabelled as cn002's: the server derives the
+	 * real cn002 key and refuses the AUTH */
+	forged = nk;
+	snprintf(forged.node, sizeof(forged.node), "cn002");
+	assert_int_equal(bcn_auth_client_init(&c2, &forged, "cn002"), 0);
+	assert_int_equal(bcn_auth_server_init(&p->s, &p->sk, "logsrv1"), 0);
+	bcn_buf_reset(&p->c2s);
+	bcn_buf_reset(&p->s2c);
+	assert_int_equal(bcn_auth_client_start(&c2, &p->c2s), 0);
+	assert_int_equal(server_step(p), 0);
+	take(&p->s2c, &p->f);
+	assert_int_equal(bcn_auth_client_step(&c2, &p->f, &p->c2s), 0);
+	assert_int_equal(server_step(p), -EKEYREJECTED);
+	/* a server refuses to run on a node key */
+	assert_int_equal(bcn_auth_server_init(&p->s, &nk, "logsrv1"), -EINVAL);
+}
+
+/* After the handshake both ends hold the same frame keys, one per
+ * direction; a sealed frame checks once, and not when altered, replayed
+ * or unsealed. */
+static void test_frame_macs(void **state)
+{
+	struct pair *p = *state;
+	struct bcn_buf d, sealed, ack;
+
+	up_to_auth(p);
+	assert_int_equal(server_step(p), 0);
+	assert_int_equal(client_step(p), 0);
+	assert_memory_equal(p->c.tx.key, p->s.rx.key, BCN_SEAL_KEY_LEN);
+	assert_memory_equal(p->c.rx.key, p->s.tx.key, BCN_SEAL_KEY_LEN);
+	assert_memory_not_equal(p->c.tx.key, p->c.rx.key, BCN_SEAL_KEY_LEN);
+	bcn_buf_init(&d, 1 << 20);
+	bcn_buf_init(&sealed, 1 << 20);
+	bcn_buf_init(&ack, 1 << 20);
+	data_frame("cn001", 1, &d);
+	assert_int_equal(bcn_seal_frame(&p->c.tx, d.data, d.len, &sealed), 0);
+	assert_int_equal(sealed.len, d.len + BCN_FRAME_MAC_LEN);
+	/* it still opens as a frame, with the same payload */
+	assert_int_equal(bcn_frame_open(&p->f, sealed.data, sealed.len, &lim,
+					&(size_t){ 0 }), 0);
+	assert_int_equal(p->f.hdr.flags & BCN_FRAME_F_MAC, BCN_FRAME_F_MAC);
+	/* altered: refused, and the count does not move */
+	sealed.data[40] ^= 1;
+	assert_int_equal(bcn_seal_check(&p->s.rx, sealed.data, sealed.len),
+			 -EBADMSG);
+	sealed.data[40] ^= 1;
+	assert_int_equal(bcn_seal_check(&p->s.rx, sealed.data, sealed.len), 0);
+	/* replayed: its MAC is of place 0, the next is place 1 */
+	assert_int_equal(bcn_seal_check(&p->s.rx, sealed.data, sealed.len),
+			 -EBADMSG);
+	/* unsealed */
+	assert_int_equal(bcn_seal_check(&p->s.rx, d.data, d.len), -EBADMSG);
+	/* an ACK the other way */
+	assert_int_equal(bcn_frame_ack_encode(1, BCN_ACK_STORED, "logsrv1", &ack),
+			 0);
+	bcn_buf_reset(&sealed);
+	assert_int_equal(bcn_seal_frame(&p->s.tx, ack.data, ack.len, &sealed), 0);
+	assert_int_equal(bcn_seal_check(&p->c.tx, sealed.data, sealed.len),
+			 -EBADMSG);      /* the other direction's key */
+	assert_int_equal(bcn_seal_check(&p->c.rx, sealed.data, sealed.len), 0);
+	/* sealing refuses what is not one whole unsealed frame */
+	assert_int_equal(bcn_seal_frame(&p->s.tx, sealed.data, sealed.len, &ack),
+			 -EINVAL);
+	assert_int_equal(bcn_seal_frame(&p->s.tx, d.data, d.len - 1, &ack),
+			 -EINVAL);
+	bcn_buf_free(&d);
+	bcn_buf_free(&sealed);
+	bcn_buf_free(&ack);
+}
+
+/* A HELLO of protocol version 1 is refused with its own error. */
+static void test_v1_hello(void **state)
+{
+	struct pair *p = *state;
+	uint32_t crc;
+
+	assert_int_equal(bcn_auth_client_start(&p->c, &p->c2s), 0);
+	p->c2s.data[4] = 1;
+	crc = (uint32_t)crc32(0, p->c2s.data, 28);
+	crc = (uint32_t)crc32(crc, p->c2s.data + 32, (uInt)(p->c2s.len - 32));
+	for (int i = 0; i < 4; i++)
+		p->c2s.data[28 + i] = (uint8_t)(crc >> (8 * i));
+	assert_int_equal(server_step(p), -EPROTONOSUPPORT);
+	assert_int_equal(p->s.state, BCN_AUTH_FAILED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +695,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_out_of_order, setup_pair,
 						teardown_pair),
 		cmocka_unit_test(test_init_args),
+		cmocka_unit_test(test_node_key),
+		cmocka_unit_test_setup_teardown(test_node_key_handshake,
+						setup_pair, teardown_pair),
+		cmocka_unit_test_setup_teardown(test_frame_macs, setup_pair,
+						teardown_pair),
+		cmocka_unit_test_setup_teardown(test_v1_hello, setup_pair,
+						teardown_pair),
 		cmocka_unit_test(test_nonces_differ),
 	};
 

@@ -277,7 +277,9 @@ static void test_version_magic_kind(void **state)
 	struct bcn_buf w;
 
 	sample_frame(&w, 1);
-	w.data[4] = 2;
+	w.data[4] = BCN_PROTO_VERSION + 1;
+	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EVERSION);
+	w.data[4] = 0;
 	assert_int_equal(open_bytes(w.data, w.len, &lim), -BCN_EVERSION);
 	w.data[4] = BCN_PROTO_VERSION;
 	w.data[5] = BCN_FRAME_KIND_MAX;

@@ -67,6 +67,10 @@ static void peer_read(struct peer *p)
 		if (rc == -BCN_ETRUNC)
 			break;
 		assert_int_equal(rc, 0);
+		/* after the handshake every frame carries its MAC */
+		if (p->auth.state == BCN_AUTH_ESTABLISHED)
+			assert_int_equal(bcn_seal_check(&p->auth.rx,
+							p->in.data + off, used), 0);
 		off += used;
 		rc = bcn_auth_server_step(&p->auth, &p->f, &p->out);
 		if (rc < 0)
@@ -80,7 +84,12 @@ static void peer_read(struct peer *p)
 
 static void ack(struct peer *p, uint64_t seq, enum bcn_ack_status st)
 {
-	assert_int_equal(bcn_frame_ack_encode(seq, st, "logsrv", &p->out), 0);
+	struct bcn_buf a;
+
+	bcn_buf_init(&a, 1024);
+	assert_int_equal(bcn_frame_ack_encode(seq, st, "logsrv", &a), 0);
+	assert_int_equal(bcn_seal_frame(&p->auth.tx, a.data, a.len, &p->out), 0);
+	bcn_buf_free(&a);
 }
 
 /* Moves what s has to write to the peer, at most chunk bytes per write
