@@ -36,6 +36,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "delivery/sender.h"
+#include "tls/tls.h"
 #include "delivery/session.h"
 
 #define RX_CHUNK 4096           /* bytes asked of one recv() */
@@ -48,6 +49,7 @@ enum submit_mode { MODE_NONE, MODE_NUMBERED, MODE_PREBUILT };
 /* One connection; used by the thread only. */
 struct conn {
 	int fd;
+	struct bcn_tls *tls;            /* NULL: plain TCP */
 	size_t ep;                      /* index in bcn_sender.ep */
 	bool established;
 	bool draining;                  /* finishing before the primary */
@@ -59,6 +61,7 @@ struct bcn_sender {
 	/* set by open, then read-only */
 	struct bcn_sender_conf conf;
 	struct bcn_auth_key key;
+	struct bcn_tls_ctx *tls;        /* NULL: plain TCP */
 	struct bcn_shard_endpoint ep[BCN_SENDER_MAX_SERVERS];
 	char ep_str[BCN_SENDER_MAX_SERVERS][BCN_SENDER_ENDPOINT_MAX];
 	size_t nep;
@@ -619,6 +622,38 @@ fail:
 	return rc;
 }
 
+/* The TLS handshake on a connected socket, within connect_timeout. On
+ * failure c->fd is closed. */
+static int tls_start(struct bcn_sender *s, const struct bcn_shard_endpoint *ep,
+		     struct conn *c)
+{
+	const char *name = s->conf.tls_server_name[0] ? s->conf.tls_server_name
+						       : ep->host;
+	int64_t deadline = bcn_mono_ms() + s->conf.connect_timeout_ms;
+	short rev = 0;
+	int rc;
+
+	rc = bcn_tls_new(s->tls, c->fd, name, &c->tls);
+	while (!rc && (rc = bcn_tls_handshake(c->tls)) == -EAGAIN) {
+		rc = wait_fd(s, c->fd, bcn_tls_wants_write(c->tls) ? POLLOUT :
+			     POLLIN, deadline, &rev);
+		if (rc == 0)
+			rc = -ETIMEDOUT;
+		else if (rc > 0)
+			rc = 0;
+	}
+	if (!rc)
+		return 0;
+	snprintf(c->why, sizeof(c->why), "TLS with %s: %s", name,
+		 rc == -ETIMEDOUT ? "handshake timed out" :
+		 c->tls ? bcn_tls_error(c->tls) : bcn_strerror(rc));
+	bcn_tls_free(c->tls);
+	c->tls = NULL;
+	close(c->fd);
+	c->fd = -1;
+	return rc;
+}
+
 /* Resolves endpoint i and connects to the first address that answers. */
 static int dial(struct bcn_sender *s, size_t i, struct conn *c)
 {
@@ -652,7 +687,7 @@ static int dial(struct bcn_sender *s, size_t i, struct conn *c)
 		return fd;
 	}
 	c->fd = fd;
-	return 0;
+	return s->tls ? tls_start(s, ep, c) : 0;
 }
 
 /* ---- the thread: one session ---- */
@@ -710,7 +745,18 @@ static int read_frames(struct bcn_sender *s, struct conn *c)
 	ssize_t n;
 	int rc;
 
-	n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (c->tls) {
+		n = bcn_tls_read(c->tls, buf, sizeof(buf));
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0) {
+			snprintf(c->why, sizeof(c->why), "TLS: %s",
+				 bcn_tls_error(c->tls));
+			return (int)n;
+		}
+	} else {
+		n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return 0;
 	if (n <= 0)
@@ -768,7 +814,18 @@ static int write_out(struct bcn_sender *s, struct conn *c)
 		pthread_mutex_unlock(&s->lock);
 		if (len == 0)
 			return 0;
-		n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (c->tls) {
+			n = bcn_tls_write(c->tls, p, len);
+			if (n == -EAGAIN)
+				return 0;
+			if (n < 0) {
+				snprintf(c->why, sizeof(c->why), "TLS: %s",
+					 bcn_tls_error(c->tls));
+				return (int)n;
+			}
+		} else {
+			n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		}
 		if (n < 0)
 			return send_failed(c);
 		pthread_mutex_lock(&s->lock);
@@ -844,6 +901,12 @@ static int pump(struct bcn_sender *s, struct conn *c)
 		else
 			tmo = wake <= now ? 0 : wake - now > INT_MAX ?
 			      INT_MAX : (int)(wake - now);
+		if (c->tls && bcn_tls_pending(c->tls)) {
+			rc = read_frames(s, c);  /* the socket will not say */
+			if (rc)
+				return rc;
+			continue;
+		}
 		p[0] = (struct pollfd){ s->evfd, POLLIN, 0 };
 		p[1] = (struct pollfd){ c->fd, (short)(POLLIN |
 					(want_out ? POLLOUT : 0)), 0 };
@@ -889,6 +952,8 @@ static int session(struct bcn_sender *s, size_t i)
 	pthread_mutex_unlock(&s->lock);
 	if (!rc)
 		rc = pump(s, c);
+	bcn_tls_free(c->tls);
+	c->tls = NULL;
 	close(c->fd);
 	c->fd = -1;
 	requeue(s);
@@ -1058,6 +1123,9 @@ int bcn_sender_open(const struct bcn_sender_conf *conf,
 		return rc;
 	}
 	rc = bcn_auth_key_load(conf->key_file, &s->key, err, errlen);
+	if (!rc && conf->tls)
+		rc = bcn_tls_client_ctx(conf->tls_ca_file, conf->tls_cert_file,
+					conf->tls_key_file, &s->tls, err, errlen);
 	if (!rc)
 		rc = find_endpoints(s, err, errlen);
 	if (!rc)
@@ -1086,6 +1154,7 @@ void bcn_sender_close(struct bcn_sender *s)
 	if (s->evfd >= 0)
 		close(s->evfd);
 	bcn_auth_key_wipe(&s->key);
+	bcn_tls_ctx_free(s->tls);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -57,6 +57,11 @@ struct bcn_sender_conf {
 					 * again after this; 0: never */
 	uint64_t first_seq;             /* numbering: first sequence
 					 * number; 0: bcn_sender_seq_origin() */
+	bool tls;                       /* TLS under the frames (tls/tls.h) */
+	char tls_ca_file[BCN_SENDER_PATH_MAX];  /* "": the system's CAs */
+	char tls_server_name[256];      /* "": the endpoint's host */
+	char tls_cert_file[BCN_SENDER_PATH_MAX];        /* client certificate */
+	char tls_key_file[BCN_SENDER_PATH_MAX];
 };
 
 /* Configuration table entries for a struct bcn_sender_conf member m of a
@@ -91,6 +96,19 @@ struct bcn_sender_conf {
  * send_ack_timeout, send_primary_retry), for programs that give the
  * endpoints and key their own names (beacon replay). */
 #define BCN_SENDER_CONFIG_TUNING(type, m) \
+	{ "tls", BCN_CFG_BOOL, BCN_CFG_MEMBER(type, m.tls), .def = "no", \
+	  .help = "TLS to the log servers (docs/sender.md, TLS)." }, \
+	{ "tls_ca_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.tls_ca_file), \
+	  .help = "CA certificates the log servers' certificates must be " \
+		  "signed by (default: the system's)." }, \
+	{ "tls_server_name", BCN_CFG_STRING, \
+	  BCN_CFG_MEMBER(type, m.tls_server_name), \
+	  .help = "Name the servers' certificates must carry (default: " \
+		  "the host of each endpoint)." }, \
+	{ "tls_cert_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.tls_cert_file), \
+	  .help = "This node's certificate, for servers that require one." }, \
+	{ "tls_key_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.tls_key_file), \
+	  .help = "The key of tls_cert_file." }, \
 	{ "send_buffer", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.buffer_bytes), \
 	  .min = 1024, .max = 1ll << 32, .def = "8M", \
 	  .help = "Memory for frames not yet acknowledged; when full, " \

@@ -15,6 +15,7 @@
 #include "logsrv/logsrv.h"
 #include "proto/auth.h"
 #include "logsrv/roles.h"
+#include "tls/tls.h"
 #include "proto/frame.h"
 
 #define BCN_CONN_HS_BODY_MAX 4096       /* largest handshake frame body */
@@ -42,6 +43,8 @@ struct bcn_conn {
 	struct sockaddr_storage addr;   /* the peer's address (port zeroed) */
 	char node[BCN_NODE_MAX + 1];    /* authenticated node, or "" */
 	struct bcn_auth_server auth;
+	struct bcn_tls *tls;            /* NULL: plain TCP */
+	bool tls_hs;                    /* its TLS handshake is not done */
 	struct bcn_buf in;              /* received, not yet parsed */
 	struct bcn_buf out;             /* answers not yet written */
 	size_t out_off;

@@ -28,6 +28,10 @@ struct bcn_logsrv_config {
 	char name[256];                         /* this server's name */
 	char auth_key_file[PATH_MAX];
 	char role_map[PATH_MAX];                /* "" : every node may send all */
+	bool tls;                               /* TLS under the frames */
+	char tls_cert_file[PATH_MAX], tls_key_file[PATH_MAX];
+	char tls_ca_file[PATH_MAX];             /* for client certificates */
+	bool tls_verify_client;
 	int role_default;                       /* enum bcn_role */
 	bool auth_required;
 	uint64_t max_connections;
@@ -97,6 +101,7 @@ struct bcn_logsrv_stats {
 	_Atomic uint64_t frames_bad;            /* closed the connection */
 	_Atomic uint64_t mac_failures;          /* of those, a bad frame MAC */
 	_Atomic uint64_t role_rejected;         /* records outside the role */
+	_Atomic uint64_t tls_failures;          /* TLS handshakes that failed */
 	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
 	_Atomic uint64_t dead_letters;

@@ -159,6 +159,7 @@ static void conn_close(struct bcn_srv *s, struct bcn_conn *c, const char *why)
 			     "closing %s (unauthenticated): %s", c->peer, why);
 	preauth_unlink(s, c);
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	bcn_tls_free(c->tls);
 	close(c->fd);
 	s->conns[c->fd] = NULL;
 	bcn_conn_release(c);
@@ -171,9 +172,11 @@ static void conn_interest(struct bcn_srv *s, struct bcn_conn *c)
 {
 	uint32_t ev = 0;
 
-	if (!c->paused && !c->closing)
+	if (c->tls_hs)  /* the TLS handshake waits for one direction */
+		ev = bcn_tls_wants_write(c->tls) ? EPOLLOUT : EPOLLIN | EPOLLRDHUP;
+	else if (!c->paused && !c->closing)
 		ev |= EPOLLIN | EPOLLRDHUP;
-	if (c->out.len > c->out_off)
+	if (!c->tls_hs && c->out.len > c->out_off)
 		ev |= EPOLLOUT;
 	if (ev != c->events) {
 		c->events = ev;
@@ -181,16 +184,66 @@ static void conn_interest(struct bcn_srv *s, struct bcn_conn *c)
 	}
 }
 
+/* write(2) or TLS: bytes written, or -EAGAIN, -EINTR, another -errno. */
+static ssize_t conn_send(struct bcn_conn *c, const void *p, size_t len)
+{
+	ssize_t n;
+
+	if (c->tls)
+		return bcn_tls_write(c->tls, p, len);
+	n = write(c->fd, p, len);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n;
+}
+
+/* read(2) or TLS: bytes read, 0 at the end, -EAGAIN, -EINTR, -errno. */
+static ssize_t conn_recv(struct bcn_conn *c, void *p, size_t len)
+{
+	ssize_t n;
+
+	if (c->tls)
+		return bcn_tls_read(c->tls, p, len);
+	n = read(c->fd, p, len);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n;
+}
+
+/* Advances a connection's TLS handshake (it counts against the handshake
+ * deadline like the frames' handshake). Returns 1 when done, 0 when it
+ * waits for the socket, -1 when c was closed. */
+static int conn_tls_step(struct bcn_srv *s, struct bcn_conn *c)
+{
+	int rc = bcn_tls_handshake(c->tls);
+
+	if (rc == -EAGAIN) {
+		conn_interest(s, c);
+		return 0;
+	}
+	if (rc) {
+		s->st->tls_failures++;
+		bcn_complain(&s->tls_complaint, BCN_LOG_WARNING,
+			     "TLS handshake with %s failed: %s", c->peer,
+			     bcn_tls_error(c->tls));
+		conn_close(s, c, "TLS handshake failed");
+		return -1;
+	}
+	c->tls_hs = false;
+	conn_interest(s, c);
+	return 1;
+}
+
 /* Writes what can be written now. Returns 0, or -1 when c was closed. */
 static int conn_flush(struct bcn_srv *s, struct bcn_conn *c)
 {
-	while (c->out.len > c->out_off) {
-		ssize_t n = write(c->fd, c->out.data + c->out_off,
-				  c->out.len - c->out_off);
+	while (!c->tls_hs && c->out.len > c->out_off) {
+		ssize_t n = conn_send(c, c->out.data + c->out_off,
+				      c->out.len - c->out_off);
 
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			break;
 		if (n <= 0) {
 			conn_close(s, c, "write failed");
@@ -316,8 +369,11 @@ static int conn_open(struct bcn_srv *s, int fd, const struct sockaddr_storage *s
 	c->addr = *sa;
 	snprintf(c->peer, sizeof(c->peer), "%s:%s", host, port);
 	c->events = EPOLLIN | EPOLLRDHUP;
-	if (bcn_conn_start(&s->cx, c, s->now_ms) ||
+	if (s->tls && bcn_tls_new(s->tls, fd, NULL, &c->tls) == 0)
+		c->tls_hs = true;
+	if ((s->tls && !c->tls) || bcn_conn_start(&s->cx, c, s->now_ms) ||
 	    ep_set(s, fd, c, c->events, EPOLL_CTL_ADD)) {
+		bcn_tls_free(c->tls);
 		bcn_conn_release(c);
 		free(c);
 		close(fd);
@@ -405,10 +461,10 @@ static void conn_read(struct bcn_srv *s, struct bcn_conn *c)
 			conn_close(s, c, "out of memory for a frame");
 			return;
 		}
-		n = read(c->fd, c->in.data + c->in.len, room);
-		if (n < 0 && errno == EINTR)
+		n = conn_recv(c, c->in.data + c->in.len, room);
+		if (n == -EINTR)
 			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			break;
 		if (n <= 0) {
 			if (c->in.len)
@@ -416,7 +472,8 @@ static void conn_read(struct bcn_srv *s, struct bcn_conn *c)
 					     "%s (%s) closed in the middle of a frame "
 					     "(%zu bytes dropped; the sender resends)",
 					     c->peer, c->node[0] ? c->node : "-", c->in.len);
-			conn_close(s, c, n < 0 ? strerror(errno) : NULL);
+			conn_close(s, c, n < 0 ? (c->tls ? bcn_tls_error(c->tls) :
+						      strerror((int)-n)) : NULL);
 			return;
 		}
 		c->in.len += (size_t)n;
@@ -448,8 +505,10 @@ static void pressure_check(struct bcn_srv *s)
 			continue;
 		c->paused = over;
 		conn_interest(s, c);
-		if (!over && c->in.len)
-			conn_parse(s, c);
+		if (!over && c->in.len && conn_parse(s, c))
+			continue;
+		if (!over && c->tls && !c->tls_hs && bcn_tls_pending(c->tls))
+			conn_read(s, c);
 	}
 }
 
@@ -565,6 +624,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "auth_failures", (int64_t)t->auth_failures };
 	f[n++] = (struct stat_field){ "mac_failures", (int64_t)t->mac_failures };
 	f[n++] = (struct stat_field){ "role_rejected", (int64_t)t->role_rejected };
+	f[n++] = (struct stat_field){ "tls_failures", (int64_t)t->tls_failures };
 	f[n++] = (struct stat_field){ "pending", (int64_t)t->redisq.pending_frames };
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
@@ -704,6 +764,8 @@ static void dispatch(struct bcn_srv *s, struct epoll_event *e, int64_t *last_slo
 		break;
 	case BCN_EV_CONN:
 		c = (struct bcn_conn *)ev;
+		if (c->tls_hs && conn_tls_step(s, c) <= 0)
+			break;
 		if (e->events & EPOLLOUT && conn_flush(s, c))
 			break;
 		if (e->events & (EPOLLIN | EPOLLERR | EPOLLHUP | EPOLLRDHUP))
@@ -721,6 +783,8 @@ static void teardown(struct bcn_srv *s)
 	s->q = NULL;
 	bcn_roles_free((struct bcn_roles *)s->cx.roles);
 	s->cx.roles = NULL;
+	bcn_tls_ctx_free(s->tls);
+	s->tls = NULL;
 	bcn_conn_ctx_free(&s->cx);
 	free(s->conns);
 	free(s->dirty);
@@ -758,6 +822,31 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 				    s->now_ms > drain_until))
 			return 0;
 	}
+}
+
+/* TLS credentials, when tls is on (docs/logsrv.md, "TLS"). */
+static int load_tls(struct bcn_srv *s)
+{
+	const struct bcn_logsrv_config *cfg = s->cfg;
+	char err[512];
+	int rc;
+
+	if (!cfg->tls)
+		return 0;
+	if (!cfg->tls_cert_file[0] || !cfg->tls_key_file[0]) {
+		BCN_ERR("tls is on: tls_cert_file and tls_key_file are needed");
+		return -EINVAL;
+	}
+	rc = bcn_tls_server_ctx(cfg->tls_cert_file, cfg->tls_key_file,
+				cfg->tls_ca_file, cfg->tls_verify_client, &s->tls,
+				err, sizeof(err));
+	if (rc) {
+		BCN_ERR("%s", err);
+		return rc;
+	}
+	BCN_NOTICE("TLS on, certificate %s%s", cfg->tls_cert_file,
+		   cfg->tls_verify_client ? ", client certificates required" : "");
+	return 0;
 }
 
 /* The role map, when configured (docs/logsrv.md, "Roles"). */
@@ -825,6 +914,8 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 		BCN_WARN("authentication is off: any collector may send records");
 	}
 	rc = load_roles(&s);
+	if (!rc)
+		rc = load_tls(&s);
 	if (rc)
 		goto out;
 	rc = setup(&s);

@@ -32,6 +32,7 @@ struct bcn_srv {
 	struct bcn_conn_ctx cx;         /* what all connections share */
 	struct bcn_auth_key key;
 	bool have_key;
+	struct bcn_tls_ctx *tls;        /* NULL: plain TCP */
 	bool paused;                    /* pending_max reached */
 	bool draining;
 	bool accept_off;                /* listener out of epoll (no fds) */
@@ -41,7 +42,7 @@ struct bcn_srv {
 	struct bcn_conn *preauth_head, *preauth_tail;
 	uint64_t npreauth;
 	int64_t now_ms, last_stats_ms;
-	struct bcn_complain accept_complaint, close_complaint;
+	struct bcn_complain accept_complaint, close_complaint, tls_complaint;
 	/* Redis: the durable queue, driven from this loop */
 	struct bcn_ev redis_ev;
 	struct bcn_redisq *q;
