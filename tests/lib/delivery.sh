@@ -30,7 +30,7 @@ start_logsrv() { # name port redis_port
 	"$LOGSRV" --listen "127.0.0.1:$2" --name "$1" --auth-key-file "$T/key" \
 		--redis-port "$3" $STORE_ARGS --flush-idle 20ms --record-max-age 0 --store-retention 36500d \
 		--redis-backoff-max 300ms --flush-backoff-max 500ms \
-		--stats-interval 1s >> "$T/$1.log" 2>&1 &
+		--stats-interval 1s ${LOGSRV_EXTRA:-} >> "$T/$1.log" 2>&1 &
 	eval "${1}_PID=$!"
 	BCN_PIDS+=("$!")
 	bcn_wait_port "$2" "$!" || fail "log server $1 did not listen"
