@@ -14,5 +14,7 @@ int bcn_cmd_schema(int argc, char **argv);
 int bcn_cmd_replay(int argc, char **argv);
 int bcn_cmd_keygen(int argc, char **argv);
 int bcn_cmd_query(int argc, char **argv);
+int bcn_cmd_import_jobs(int argc, char **argv);
+int bcn_cmd_import_map(int argc, char **argv);
 
 #endif

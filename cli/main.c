@@ -12,9 +12,13 @@ static const struct bcn_command commands[] = {
 	{ "replay", bcn_cmd_replay,
 	  "send frame streams to log servers through the sender library" },
 	{ "keygen", bcn_cmd_keygen,
-	  "write a new random site key file (mode 0600)" },
+	  "write a new site key, or a node's key (--node), mode 0600" },
 	{ "query", bcn_cmd_query,
 	  "print records or bucketed sums from the record store" },
+	{ "import-jobs", bcn_cmd_import_jobs,
+	  "store job records (sacct, SWF, CSV) in the job database" },
+	{ "import-map", bcn_cmd_import_map,
+	  "store compute-to-forwarding map files in the job database" },
 };
 
 static void usage(FILE *out)

@@ -1352,3 +1352,81 @@ void bcn_config_help(const struct bcn_config_opt *tab, FILE *out)
 	for (i = 0; i < x.nopts; i++)
 		cfg_help_opt(&tab[i], out);
 }
+
+/* ---- one part's keys of a shared file ---- */
+
+static bool key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.';
+}
+
+/* Whether the line [p, p + n) is "key = ..." with a well-formed key that
+ * does not start with prefix: such lines belong to another part. */
+static bool foreign_line(const char *p, size_t n, const char *prefix)
+{
+	size_t i = 0, k, pl = strlen(prefix);
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	for (k = i; k < n && key_char(p[k]); k++)
+		;
+	if (k == i || k - i > BCN_CFG_KEY_MAX)
+		return false;
+	if (k - i >= pl && memcmp(p + i, prefix, pl) == 0)
+		return false;
+	while (k < n && (p[k] == ' ' || p[k] == '\t'))
+		k++;
+	return k < n && p[k] == '=';
+}
+
+int bcn_config_parse_prefix(const struct bcn_config_opt *tab, void *obj,
+			    const char *buf, size_t len, const char *prefix,
+			    const char *source, char *err, size_t errlen)
+{
+	struct bcn_buf out;
+	size_t a = 0, e;
+	int rc = 0;
+
+	if (len > BCN_CFG_FILE_MAX)
+		return bcn_fail(err, errlen, -BCN_EFULL, "%s: larger than %d "
+			       "bytes", source, BCN_CFG_FILE_MAX);
+	bcn_buf_init(&out, BCN_CFG_FILE_MAX);
+	/* copy the text with foreign lines emptied, keeping every line
+	 * break so that error messages keep their line numbers */
+	while (a < len && !rc) {
+		const char *nl = memchr(buf + a, '\n', len - a);
+
+		e = nl ? (size_t)(nl - buf) : len;
+		if (!foreign_line(buf + a, e - a, prefix))
+			rc = bcn_buf_add(&out, buf + a, e - a);
+		if (!rc && nl)
+			rc = bcn_buf_add(&out, "\n", 1);
+		a = e + 1;
+	}
+	if (rc)
+		bcn_fail(err, errlen, rc, "%s: %s", source, bcn_strerror(rc));
+	else
+		rc = bcn_config_parse(tab, obj, out.data ? (const char *)out.data
+				      : "", out.len, source, err, errlen);
+	bcn_buf_free(&out);
+	return rc;
+}
+
+int bcn_config_load_prefix(const struct bcn_config_opt *tab, void *obj,
+			   const char *path, const char *prefix, char *err,
+			   size_t errlen)
+{
+	struct bcn_buf b;
+	int rc;
+
+	bcn_buf_init(&b, BCN_CFG_FILE_MAX);
+	rc = bcn_buf_read_file(&b, path);
+	if (rc)
+		bcn_fail(err, errlen, rc, "%s: %s", path, bcn_strerror(rc));
+	else
+		rc = bcn_config_parse_prefix(tab, obj, (const char *)b.data,
+					     b.len, prefix, path, err, errlen);
+	bcn_buf_free(&b);
+	return rc;
+}

@@ -110,6 +110,19 @@ int bcn_config_parse(const struct bcn_config_opt *tab, void *obj,
 		     const char *buf, size_t len, const char *source_name,
 		     char *err, size_t errlen);
 
+/* As bcn_config_parse, but only the lines "key = ..." whose key starts
+ * with prefix are read: a program's file holds another part's keys too
+ * (the store_* or jobdb_* keys of any beacon configuration). Other lines
+ * are skipped whole, line numbers kept. */
+int bcn_config_parse_prefix(const struct bcn_config_opt *tab, void *obj,
+			    const char *buf, size_t len, const char *prefix,
+			    const char *source_name, char *err, size_t errlen);
+
+/* Reads the file at path and parses it with bcn_config_parse_prefix. */
+int bcn_config_load_prefix(const struct bcn_config_opt *tab, void *obj,
+			   const char *path, const char *prefix, char *err,
+			   size_t errlen);
+
 /* Reads the file at path (at most BCN_CFG_FILE_MAX bytes) and parses it
  * with bcn_config_parse, the path as the source name. Returns 0, a parse
  * error, -BCN_EFULL for a larger file or -errno. */

@@ -44,64 +44,12 @@ int bcn_store_settings_apply(struct bcn_store_settings *s, char *err,
 	return 0;
 }
 
-static bool key_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '.';
-}
-
-/* Whether the line [p, p + n) is "key = ..." with a well-formed key that
- * is not a store key: such lines belong to another program. */
-static bool foreign_line(const char *p, size_t n)
-{
-	size_t i = 0, k;
-
-	while (i < n && (p[i] == ' ' || p[i] == '\t'))
-		i++;
-	for (k = i; k < n && key_char(p[k]); k++)
-		;
-	if (k == i || k - i > BCN_CFG_KEY_MAX)
-		return false;
-	if (k - i >= strlen(BCN_STORE_KEY_PREFIX) &&
-	    memcmp(p + i, BCN_STORE_KEY_PREFIX, strlen(BCN_STORE_KEY_PREFIX)) == 0)
-		return false;
-	while (k < n && (p[k] == ' ' || p[k] == '\t'))
-		k++;
-	return k < n && p[k] == '=';
-}
-
 int bcn_store_settings_parse(struct bcn_store_settings *s, const char *buf,
 			     size_t len, const char *source, char *err,
 			     size_t errlen)
 {
-	struct bcn_buf out;
-	size_t a = 0, e;
-	int rc = 0;
-
-	if (len > BCN_CFG_FILE_MAX)
-		return bcn_fail(err, errlen, -BCN_EFULL, "%s: larger than %d "
-			       "bytes", source, BCN_CFG_FILE_MAX);
-	bcn_buf_init(&out, BCN_CFG_FILE_MAX);
-	/* copy the text with foreign lines emptied, keeping every line
-	 * break so that error messages keep their line numbers */
-	while (a < len && !rc) {
-		const char *nl = memchr(buf + a, '\n', len - a);
-
-		e = nl ? (size_t)(nl - buf) : len;
-		if (!foreign_line(buf + a, e - a))
-			rc = bcn_buf_add(&out, buf + a, e - a);
-		if (!rc && nl)
-			rc = bcn_buf_add(&out, "\n", 1);
-		a = e + 1;
-	}
-	if (rc)
-		bcn_fail(err, errlen, rc, "%s: %s", source, bcn_strerror(rc));
-	else
-		rc = bcn_config_parse(bcn_store_options, s, out.data ?
-				      (const char *)out.data : "", out.len,
-				      source, err, errlen);
-	bcn_buf_free(&out);
-	return rc;
+	return bcn_config_parse_prefix(bcn_store_options, s, buf, len,
+				       BCN_STORE_KEY_PREFIX, source, err, errlen);
 }
 
 int bcn_store_settings_load(struct bcn_store_settings *s, const char *path,

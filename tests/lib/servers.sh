@@ -69,6 +69,39 @@ bcn_start_redis() {
 	bcn_wait_port "$port" "$REDIS_PID"
 }
 
+# Starts a private MariaDB server in DIR on PORT (and DIR/sock), with a
+# database "beacon" and a user "beacon" whose random password is in
+# DIR/password (mode 0600); writes DIR/jobdb.conf with the jobdb_* keys.
+# Sets MARIADB_PID. Nothing depends on a system-wide server.
+bcn_start_mariadb() {
+	local dir=$1 port=$2 pw
+	mkdir -p "$dir"
+	mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
+		--skip-test-db --auth-root-authentication-method=socket \
+		> "$dir/install.out" 2>&1 || { cat "$dir/install.out" >&2; return 1; }
+	mariadbd --no-defaults --datadir="$dir/data" --socket="$dir/sock" \
+		--port="$port" --bind-address=127.0.0.1 --user="$(id -un)" \
+		--pid-file="$dir/pid" --log-error="$dir/mariadb.err" --skip-log-bin \
+		--innodb-buffer-pool-size=16M --innodb-log-file-size=8M \
+		--skip-name-resolve 2> "$dir/mariadbd.out" &
+	MARIADB_PID=$!
+	BCN_PIDS+=("$MARIADB_PID")
+	bcn_wait_port "$port" "$MARIADB_PID" || return 1
+	pw=$(python3 -c 'import os; print(os.urandom(24).hex())')
+	( umask 077; echo "$pw" > "$dir/password" )
+	mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE beacon;
+		CREATE USER 'beacon'@'127.0.0.1' IDENTIFIED BY '$pw';
+		GRANT ALL ON beacon.* TO 'beacon'@'127.0.0.1';" || return 1
+	printf 'jobdb_host = 127.0.0.1\njobdb_port = %s\njobdb_user = beacon\njobdb_password_file = %s\njobdb_database = beacon\n' \
+		"$port" "$dir/password" > "$dir/jobdb.conf"
+}
+
+# Runs SQL as MariaDB's root over the socket of the server in DIR.
+bcn_mariadb() { # dir, then mariadb client arguments
+	local dir=$1; shift
+	mariadb --no-defaults --socket="$dir/sock" -uroot beacon "$@"
+}
+
 # Runs redis-cli against the test Redis on PORT.
 bcn_redis() {
 	local port=$1; shift

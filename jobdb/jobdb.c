@@ -1,0 +1,731 @@
+/* The job database over MariaDB Connector/C (jobdb/jobdb.h): connection,
+ * migrations, prepared statements and the operations on jobs and the
+ * compute-to-forwarding map. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mysql.h>
+#include <errmsg.h>
+#include <mysqld_error.h>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "common/hostlist.h"
+#include "jobdb/jobdb.h"
+#include "jobdb/schema.h"
+
+#define PARAMS_MAX 24
+#define PASSWORD_MAX 256
+#define STR_CAP (BCN_JOB_STR_MAX + 1)
+
+/* The prepared statements, by index. */
+enum {
+	ST_JOB_UPSERT, ST_STEP_UPSERT, ST_NODES_DEL, ST_NODE_INS,
+	ST_MAP_UPSERT, ST_MAPNODE_UPSERT, ST_FWD_OF, ST_JOBS_ON, ST_JOB_GET,
+	ST_LIST, ST_MAX
+};
+
+#define JOB_COLS "id, array_job, array_task, user, uid, account, `partition`," \
+	" name, nodelist, nnodes, ntasks, ncpus, submit_ns, start_ns, end_ns," \
+	" state, exit_code, exit_signal"
+
+static const char *const sql[ST_MAX] = {
+	[ST_JOB_UPSERT] = "INSERT INTO jobs (" JOB_COLS ", updated_ns) VALUES"
+		" (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON DUPLICATE KEY UPDATE"
+		" array_job=VALUES(array_job), array_task=VALUES(array_task),"
+		" user=VALUES(user), uid=VALUES(uid), account=VALUES(account),"
+		" `partition`=VALUES(`partition`), name=VALUES(name),"
+		" nodelist=VALUES(nodelist), nnodes=VALUES(nnodes),"
+		" ntasks=VALUES(ntasks), ncpus=VALUES(ncpus),"
+		" submit_ns=VALUES(submit_ns), start_ns=VALUES(start_ns),"
+		" end_ns=VALUES(end_ns), state=VALUES(state),"
+		" exit_code=VALUES(exit_code), exit_signal=VALUES(exit_signal),"
+		" updated_ns=IF(ROW(array_job, array_task, user, uid, account,"
+		" `partition`, name, nodelist, nnodes, ntasks, ncpus, submit_ns,"
+		" start_ns, end_ns, state, exit_code, exit_signal) <=> ROW("
+		" VALUES(array_job), VALUES(array_task), VALUES(user), VALUES(uid),"
+		" VALUES(account), VALUES(`partition`), VALUES(name),"
+		" VALUES(nodelist), VALUES(nnodes), VALUES(ntasks), VALUES(ncpus),"
+		" VALUES(submit_ns), VALUES(start_ns), VALUES(end_ns),"
+		" VALUES(state), VALUES(exit_code), VALUES(exit_signal)),"
+		" updated_ns, VALUES(updated_ns))",
+	[ST_STEP_UPSERT] = "INSERT INTO job_steps (job, step, name, nodelist,"
+		" nnodes, ntasks, start_ns, end_ns, state, exit_code) VALUES"
+		" (?,?,?,?,?,?,?,?,?,?) ON DUPLICATE KEY UPDATE name=VALUES(name),"
+		" nodelist=VALUES(nodelist), nnodes=VALUES(nnodes),"
+		" ntasks=VALUES(ntasks), start_ns=VALUES(start_ns),"
+		" end_ns=VALUES(end_ns), state=VALUES(state),"
+		" exit_code=VALUES(exit_code)",
+	[ST_NODES_DEL] = "DELETE FROM job_nodes WHERE job = ?",
+	[ST_NODE_INS] = "INSERT INTO job_nodes (node, job, start_ns, end_ns)"
+		" VALUES (?,?,?,?) ON DUPLICATE KEY UPDATE start_ns=VALUES(start_ns),"
+		" end_ns=VALUES(end_ns)",
+	[ST_MAP_UPSERT] = "INSERT IGNORE INTO fwdmap (compute, compute_hash,"
+		" fwd, from_ns, to_ns) VALUES (?,?,?,?,?)",
+	[ST_MAPNODE_UPSERT] = "INSERT INTO fwdmap_nodes (node, from_ns, to_ns,"
+		" fwd) VALUES (?,?,?,?) ON DUPLICATE KEY UPDATE to_ns=VALUES(to_ns),"
+		" fwd=VALUES(fwd)",
+	[ST_FWD_OF] = "SELECT fwd FROM fwdmap_nodes WHERE node = ? AND"
+		" from_ns <= ? AND to_ns > ? ORDER BY from_ns DESC LIMIT 1",
+	[ST_JOBS_ON] = "SELECT job FROM job_nodes WHERE node = ? AND"
+		" start_ns <= ? AND end_ns > ? ORDER BY start_ns LIMIT 1000",
+	[ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
+	[ST_LIST] = "SELECT " JOB_COLS " FROM jobs WHERE (? = '' OR user = ?)"
+		" AND (? = 0 OR end_ns = 0 OR end_ns > ?)"
+		" AND (? = 0 OR start_ns < ?) AND (? = '' OR state = ?)"
+		" ORDER BY start_ns DESC, id DESC LIMIT ? OFFSET ?",
+};
+
+/* The strings of a job read back. */
+struct job_strs {
+	char user[STR_CAP], account[STR_CAP], partition[STR_CAP];
+	char name[STR_CAP], state[32];
+	char *nodelist;                 /* BCN_JOB_NODELIST_MAX + 1 */
+};
+
+struct bcn_jobdb {
+	MYSQL *my;
+	MYSQL_STMT *st[ST_MAX];
+	int schema;
+	char err[512];
+	struct job_strs row;
+};
+
+/* Parameter or result bindings, filled in order. */
+struct binds {
+	MYSQL_BIND b[PARAMS_MAX];
+	unsigned long len[PARAMS_MAX];
+	my_bool null[PARAMS_MAX];
+	int n;
+};
+
+static void bind_init(struct binds *x)
+{
+	memset(x, 0, sizeof(*x));
+}
+
+static MYSQL_BIND *next(struct binds *x)
+{
+	MYSQL_BIND *b = &x->b[x->n];
+
+	b->length = &x->len[x->n];
+	b->is_null = &x->null[x->n];
+	x->n++;
+	return b;
+}
+
+static void b_u64(struct binds *x, const uint64_t *v)
+{
+	MYSQL_BIND *b = next(x);
+
+	b->buffer_type = MYSQL_TYPE_LONGLONG;
+	b->buffer = (void *)v;
+	b->is_unsigned = 1;
+}
+
+static void b_i64(struct binds *x, const int64_t *v)
+{
+	MYSQL_BIND *b = next(x);
+
+	b->buffer_type = MYSQL_TYPE_LONGLONG;
+	b->buffer = (void *)v;
+}
+
+/* A string parameter (len: strlen), or a result buffer of cap bytes. */
+static void b_str(struct binds *x, const char *s, size_t cap)
+{
+	MYSQL_BIND *b = next(x);
+
+	b->buffer_type = MYSQL_TYPE_STRING;
+	b->buffer = (void *)s;
+	b->buffer_length = cap ? cap : strlen(s);
+	x->len[x->n - 1] = cap ? 0 : strlen(s);
+}
+
+static int fail(struct bcn_jobdb *db, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct bcn_jobdb *db, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->err, sizeof(db->err), fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int stmt_fail(struct bcn_jobdb *db, int i)
+{
+	return fail(db, -EIO, "job database: %s", mysql_stmt_error(db->st[i]));
+}
+
+/* Binds x's parameters to statement i and runs it. */
+static int run(struct bcn_jobdb *db, int i, struct binds *x)
+{
+	if ((x && x->n && mysql_stmt_bind_param(db->st[i], x->b)) ||
+	    mysql_stmt_execute(db->st[i]))
+		return stmt_fail(db, i);
+	return 0;
+}
+
+/* A statement without parameters, run once (DDL of the migrations). */
+static int run_once(struct bcn_jobdb *db, const char *text)
+{
+	MYSQL_STMT *s = mysql_stmt_init(db->my);
+	int rc = 0;
+
+	if (!s)
+		return fail(db, -ENOMEM, "job database: out of memory");
+	if (mysql_stmt_prepare(s, text, strlen(text)) || mysql_stmt_execute(s))
+		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+	mysql_stmt_close(s);
+	return rc;
+}
+
+/* Reads a password file's first line. */
+static int read_password(const char *path, char *pw, size_t n, char *err,
+			 size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return bcn_fail(err, errlen, -errno, "jobdb_password_file %s: %s",
+				path, strerror(errno));
+	got = read(fd, pw, n - 1);
+	close(fd);
+	if (got < 0)
+		return bcn_fail(err, errlen, -EIO, "jobdb_password_file %s: "
+				"cannot read", path);
+	pw[got] = '\0';
+	pw[strcspn(pw, "\r\n")] = '\0';
+	return 0;
+}
+
+static int connect_db(struct bcn_jobdb *db, const struct bcn_jobdb_config *c,
+		      char *err, size_t errlen)
+{
+	unsigned int tmo = (unsigned int)((c->timeout_ms + 999) / 1000);
+	char pw[PASSWORD_MAX] = "";
+	my_bool off = 0;
+	int rc = 0;
+
+	db->my = mysql_init(NULL);
+	if (!db->my)
+		return bcn_fail(err, errlen, -ENOMEM, "job database: out of memory");
+	if (c->password_file[0] &&
+	    (rc = read_password(c->password_file, pw, sizeof(pw), err, errlen)))
+		return rc;
+	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
+	mysql_options(db->my, MYSQL_OPT_READ_TIMEOUT, &tmo);
+	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &tmo);
+	mysql_options(db->my, MYSQL_OPT_RECONNECT, &off);
+	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	if (!mysql_real_connect(db->my, c->socket[0] ? NULL : c->host, c->user,
+				pw[0] ? pw : NULL, c->database,
+				c->socket[0] ? 0 : (unsigned int)c->port,
+				c->socket[0] ? c->socket : NULL, 0)) {
+		unsigned int e = mysql_errno(db->my);
+
+		rc = e == ER_ACCESS_DENIED_ERROR || e == ER_DBACCESS_DENIED_ERROR ?
+		     -EACCES : e >= CR_MIN_ERROR && e <= CR_MAX_ERROR ?
+		     -ECONNREFUSED : -EIO;
+		bcn_seterr(err, errlen, "job database %s@%s: %s", c->user,
+			   c->socket[0] ? c->socket : c->host,
+			   mysql_error(db->my));
+	}
+	explicit_bzero(pw, sizeof(pw));
+	return rc;
+}
+
+/* The version recorded in schema_version (0: a new database). */
+static int schema_version(struct bcn_jobdb *db, int *v)
+{
+	static const char q[] = "SELECT COALESCE(MAX(version), 0) FROM schema_version";
+	MYSQL_STMT *s = mysql_stmt_init(db->my);
+	struct binds r;
+	int64_t got = 0;
+	int rc = 0;
+
+	if (!s)
+		return fail(db, -ENOMEM, "job database: out of memory");
+	bind_init(&r);
+	b_i64(&r, &got);
+	if (mysql_stmt_prepare(s, q, sizeof(q) - 1) || mysql_stmt_execute(s) ||
+	    mysql_stmt_bind_result(s, r.b) || mysql_stmt_fetch(s))
+		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+	mysql_stmt_close(s);
+	*v = (int)got;
+	return rc;
+}
+
+static int record_version(struct bcn_jobdb *db, int v)
+{
+	static const char q[] = "INSERT INTO schema_version (version, applied_ns)"
+				" VALUES (?, ?)";
+	MYSQL_STMT *s = mysql_stmt_init(db->my);
+	int64_t ver = v, now = bcn_real_ns();
+	struct binds x;
+	int rc = 0;
+
+	if (!s)
+		return fail(db, -ENOMEM, "job database: out of memory");
+	bind_init(&x);
+	b_i64(&x, &ver);
+	b_i64(&x, &now);
+	if (mysql_stmt_prepare(s, q, sizeof(q) - 1) ||
+	    mysql_stmt_bind_param(s, x.b) || mysql_stmt_execute(s))
+		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+	mysql_stmt_close(s);
+	return rc;
+}
+
+static int migrate(struct bcn_jobdb *db)
+{
+	int v, rc;
+
+	rc = run_once(db, "CREATE TABLE IF NOT EXISTS schema_version ("
+		      " version INT NOT NULL PRIMARY KEY,"
+		      " applied_ns BIGINT NOT NULL) ENGINE=InnoDB");
+	if (!rc)
+		rc = schema_version(db, &v);
+	if (rc)
+		return rc;
+	if (v > BCN_JOBDB_SCHEMA)
+		return fail(db, -EPROTO, "the job database is at schema version "
+			    "%d, newer than this program's %d: upgrade beacon", v,
+			    BCN_JOBDB_SCHEMA);
+	for (int m = v + 1; m <= BCN_JOBDB_SCHEMA; m++) {
+		for (const char *const *q = bcn_jobdb_migrations[m]; *q; q++)
+			if ((rc = run_once(db, *q)))
+				return rc;
+		if ((rc = record_version(db, m)))
+			return rc;
+	}
+	db->schema = BCN_JOBDB_SCHEMA;
+	return 0;
+}
+
+int bcn_jobdb_open(const struct bcn_jobdb_config *cfg, struct bcn_jobdb **out,
+		   char *err, size_t errlen)
+{
+	struct bcn_jobdb *db = calloc(1, sizeof(*db));
+	int rc;
+
+	*out = NULL;
+	if (!db || !(db->row.nodelist = malloc(BCN_JOB_NODELIST_MAX + 1))) {
+		free(db);
+		return bcn_fail(err, errlen, -ENOMEM, "job database: out of memory");
+	}
+	rc = connect_db(db, cfg, err, errlen);
+	if (!rc && (rc = migrate(db)))
+		bcn_seterr(err, errlen, "%s", db->err);
+	for (int i = 0; !rc && i < ST_MAX; i++) {
+		db->st[i] = mysql_stmt_init(db->my);
+		if (!db->st[i] || mysql_stmt_prepare(db->st[i], sql[i],
+						     strlen(sql[i])))
+			rc = bcn_fail(err, errlen, -EIO, "job database: preparing "
+				      "statement %d: %s", i, db->st[i] ?
+				      mysql_stmt_error(db->st[i]) : "no memory");
+	}
+	if (rc) {
+		bcn_jobdb_close(db);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
+
+void bcn_jobdb_close(struct bcn_jobdb *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < ST_MAX; i++)
+		if (db->st[i])
+			mysql_stmt_close(db->st[i]);
+	if (db->my)
+		mysql_close(db->my);
+	free(db->row.nodelist);
+	free(db);
+}
+
+int bcn_jobdb_schema(struct bcn_jobdb *db)
+{
+	return db->schema;
+}
+
+const char *bcn_jobdb_error(const struct bcn_jobdb *db)
+{
+	return db->err[0] ? db->err : "no error";
+}
+
+/* ---- jobs ---- */
+
+static int64_t index_end(const struct bcn_job *j)
+{
+	return j->end ? j->end : INT64_MAX;     /* running: until further notice */
+}
+
+/* Replaces the job's rows in the node-to-job index. */
+static int index_nodes(struct bcn_jobdb *db, const struct bcn_job *j)
+{
+	struct bcn_hostlist hl;
+	int64_t start = j->start ? j->start : j->submit, end = index_end(j);
+	char why[160];
+	struct binds x;
+	int rc;
+
+	bind_init(&x);
+	b_u64(&x, &j->id);
+	rc = run(db, ST_NODES_DEL, &x);
+	if (rc || !j->nodelist[0])
+		return rc;
+	rc = bcn_hostlist_expand(j->nodelist, strlen(j->nodelist),
+				 BCN_JOBDB_NODES_MAX, &hl, why, sizeof(why));
+	if (rc)
+		return fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
+			    "job %llu: node list: %s", (unsigned long long)j->id,
+			    why);
+	for (size_t i = 0; !rc && i < hl.n; i++) {
+		bind_init(&x);
+		b_str(&x, hl.hosts[i], 0);
+		b_u64(&x, &j->id);
+		b_i64(&x, &start);
+		b_i64(&x, &end);
+		rc = run(db, ST_NODE_INS, &x);
+	}
+	bcn_hostlist_free(&hl);
+	return rc;
+}
+
+static int upsert_main(struct bcn_jobdb *db, const struct bcn_job *j)
+{
+	const char *state = bcn_job_state_name(j->state);
+	int64_t now = bcn_real_ns();
+	struct binds x;
+
+	bind_init(&x);
+	b_u64(&x, &j->id);
+	b_u64(&x, &j->array_job);
+	b_i64(&x, &j->array_task);
+	b_str(&x, j->user, 0);
+	b_i64(&x, &j->uid);
+	b_str(&x, j->account, 0);
+	b_str(&x, j->partition, 0);
+	b_str(&x, j->name, 0);
+	b_str(&x, j->nodelist, 0);
+	b_u64(&x, &j->nnodes);
+	b_u64(&x, &j->ntasks);
+	b_u64(&x, &j->ncpus);
+	b_i64(&x, &j->submit);
+	b_i64(&x, &j->start);
+	b_i64(&x, &j->end);
+	b_str(&x, state, 0);
+	b_i64(&x, &j->exit_code);
+	b_i64(&x, &j->exit_signal);
+	b_i64(&x, &now);
+	return run(db, ST_JOB_UPSERT, &x);
+}
+
+static int upsert_step(struct bcn_jobdb *db, const struct bcn_job *j)
+{
+	const char *state = bcn_job_state_name(j->state);
+	struct binds x;
+
+	bind_init(&x);
+	b_u64(&x, &j->id);
+	b_str(&x, j->step, 0);
+	b_str(&x, j->name, 0);
+	b_str(&x, j->nodelist, 0);
+	b_u64(&x, &j->nnodes);
+	b_u64(&x, &j->ntasks);
+	b_i64(&x, &j->start);
+	b_i64(&x, &j->end);
+	b_str(&x, state, 0);
+	b_i64(&x, &j->exit_code);
+	return run(db, ST_STEP_UPSERT, &x);
+}
+
+/* INSERT .. ON DUPLICATE KEY UPDATE counts 1 for a new row, 2 for a
+ * changed one, 0 for an unchanged one. */
+static int outcome(struct bcn_jobdb *db, int i)
+{
+	my_ulonglong n = mysql_stmt_affected_rows(db->st[i]);
+
+	return n == 1 ? BCN_JOBDB_INSERTED : n == 0 ? BCN_JOBDB_UNCHANGED
+						    : BCN_JOBDB_UPDATED;
+}
+
+int bcn_jobdb_upsert_job(struct bcn_jobdb *db, const struct bcn_job *j)
+{
+	int rc, st;
+
+	if (j->step[0]) {
+		rc = upsert_step(db, j);
+		return rc ? rc : outcome(db, ST_STEP_UPSERT);
+	}
+	if (mysql_autocommit(db->my, 0))
+		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	rc = upsert_main(db, j);
+	st = rc ? 0 : outcome(db, ST_JOB_UPSERT);
+	if (!rc && st != BCN_JOBDB_UNCHANGED)
+		rc = index_nodes(db, j);
+	if (!rc && mysql_commit(db->my))
+		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	if (rc)
+		mysql_rollback(db->my);
+	mysql_autocommit(db->my, 1);
+	return rc ? rc : st;
+}
+
+/* ---- the compute-to-forwarding map ---- */
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static int map_nodes(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e)
+{
+	struct bcn_hostlist hl;
+	char why[160];
+	struct binds x;
+	int rc;
+
+	rc = bcn_hostlist_expand(e->compute, strlen(e->compute),
+				 BCN_JOBDB_NODES_MAX, &hl, why, sizeof(why));
+	if (rc)
+		return fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
+			    "forwarding map: %s", why);
+	for (size_t i = 0; !rc && i < hl.n; i++) {
+		bind_init(&x);
+		b_str(&x, hl.hosts[i], 0);
+		b_i64(&x, &e->from);
+		b_i64(&x, &e->to);
+		b_str(&x, e->fwd, 0);
+		rc = run(db, ST_MAPNODE_UPSERT, &x);
+	}
+	bcn_hostlist_free(&hl);
+	return rc;
+}
+
+int bcn_jobdb_add_fwdmap(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e)
+{
+	uint64_t h = fnv1a(e->compute);
+	struct binds x;
+	int rc, st = BCN_JOBDB_UNCHANGED;
+
+	if (mysql_autocommit(db->my, 0))
+		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	bind_init(&x);
+	b_str(&x, e->compute, 0);
+	b_u64(&x, &h);
+	b_str(&x, e->fwd, 0);
+	b_i64(&x, &e->from);
+	b_i64(&x, &e->to);
+	rc = run(db, ST_MAP_UPSERT, &x);
+	if (!rc && mysql_stmt_affected_rows(db->st[ST_MAP_UPSERT]) == 1) {
+		st = BCN_JOBDB_INSERTED;
+		rc = map_nodes(db, e);
+	}
+	if (!rc && mysql_commit(db->my))
+		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	if (rc)
+		mysql_rollback(db->my);
+	mysql_autocommit(db->my, 1);
+	return rc ? rc : st;
+}
+
+/* ---- queries ---- */
+
+/* Runs statement i (parameters x) with one string result column of cap
+ * bytes into out; calls each(arg) per row. Returns rows, or < 0. */
+static int query_str(struct bcn_jobdb *db, int i, struct binds *x, char *out,
+		     size_t cap, int (*each)(void *, const char *), void *arg)
+{
+	MYSQL_STMT *s = db->st[i];
+	struct binds r;
+	int rows = 0, rc;
+
+	if ((rc = run(db, i, x)))
+		return rc;
+	bind_init(&r);
+	b_str(&r, out, cap - 1);
+	if (mysql_stmt_bind_result(s, r.b))
+		return stmt_fail(db, i);
+	while ((rc = mysql_stmt_fetch(s)) == 0 || rc == MYSQL_DATA_TRUNCATED) {
+		out[r.len[0] < cap - 1 ? r.len[0] : cap - 1] = '\0';
+		if (each && each(arg, out) == 0)
+			rows++;
+		else if (!each)
+			rows++;
+	}
+	mysql_stmt_free_result(s);
+	return rc == MYSQL_NO_DATA ? rows : stmt_fail(db, i);
+}
+
+int bcn_jobdb_fwd_of(struct bcn_jobdb *db, const char *node, int64_t t,
+		     char *fwd, size_t n)
+{
+	struct binds x;
+
+	bind_init(&x);
+	b_str(&x, node, 0);
+	b_i64(&x, &t);
+	b_i64(&x, &t);
+	return query_str(db, ST_FWD_OF, &x, fwd, n, NULL, NULL);
+}
+
+struct ids {
+	uint64_t *ids;
+	size_t n, max;
+};
+
+static int take_id(void *arg, const char *s)
+{
+	struct ids *d = arg;
+
+	if (d->n >= d->max)
+		return 1;
+	d->ids[d->n++] = strtoull(s, NULL, 10);
+	return 0;
+}
+
+int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
+		      uint64_t *ids, size_t max)
+{
+	struct ids d = { ids, 0, max };
+	char buf[32];
+	struct binds x;
+	int rc;
+
+	bind_init(&x);
+	b_str(&x, node, 0);
+	b_i64(&x, &t);
+	b_i64(&x, &t);
+	rc = query_str(db, ST_JOBS_ON, &x, buf, sizeof(buf), take_id, &d);
+	return rc < 0 ? rc : (int)d.n;
+}
+
+/* Binds the result columns of JOB_COLS to j and db->row. */
+static void bind_job(struct bcn_jobdb *db, struct binds *r, struct bcn_job *j)
+{
+	struct job_strs *w = &db->row;
+
+	bind_init(r);
+	b_u64(r, &j->id);
+	b_u64(r, &j->array_job);
+	b_i64(r, &j->array_task);
+	b_str(r, w->user, sizeof(w->user) - 1);
+	b_i64(r, &j->uid);
+	b_str(r, w->account, sizeof(w->account) - 1);
+	b_str(r, w->partition, sizeof(w->partition) - 1);
+	b_str(r, w->name, sizeof(w->name) - 1);
+	b_str(r, w->nodelist, BCN_JOB_NODELIST_MAX);
+	b_u64(r, &j->nnodes);
+	b_u64(r, &j->ntasks);
+	b_u64(r, &j->ncpus);
+	b_i64(r, &j->submit);
+	b_i64(r, &j->start);
+	b_i64(r, &j->end);
+	b_str(r, w->state, sizeof(w->state) - 1);
+	b_i64(r, &j->exit_code);
+	b_i64(r, &j->exit_signal);
+}
+
+/* NUL-terminates the fetched strings and points j at them. */
+static void fix_job(struct bcn_jobdb *db, struct binds *r, struct bcn_job *j)
+{
+	struct job_strs *w = &db->row;
+	char *s[] = { w->user, w->account, w->partition, w->name, w->nodelist,
+		      w->state };
+	int col[] = { 3, 5, 6, 7, 8, 15 };
+
+	for (int k = 0; k < 6; k++) {
+		unsigned long n = r->len[col[k]];
+		unsigned long cap = r->b[col[k]].buffer_length;
+
+		s[k][n < cap ? n : cap] = '\0';
+	}
+	j->step = "";
+	j->user = w->user;
+	j->account = w->account;
+	j->partition = w->partition;
+	j->name = w->name;
+	j->nodelist = w->nodelist;
+	j->state = bcn_job_state_parse(w->state, strlen(w->state));
+	if (j->state < 0)
+		j->state = BCN_JOB_UNKNOWN;
+}
+
+int bcn_jobdb_get_job(struct bcn_jobdb *db, uint64_t id, struct bcn_job *j)
+{
+	MYSQL_STMT *s = db->st[ST_JOB_GET];
+	struct binds x, r;
+	int rc;
+
+	bcn_job_init(j);
+	bind_init(&x);
+	b_u64(&x, &id);
+	if ((rc = run(db, ST_JOB_GET, &x)))
+		return rc;
+	bind_job(db, &r, j);
+	if (mysql_stmt_bind_result(s, r.b))
+		return stmt_fail(db, ST_JOB_GET);
+	rc = mysql_stmt_fetch(s);
+	if (rc == 0 || rc == MYSQL_DATA_TRUNCATED)
+		fix_job(db, &r, j);
+	mysql_stmt_free_result(s);
+	if (rc == MYSQL_NO_DATA)
+		return 0;
+	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : stmt_fail(db, ST_JOB_GET);
+}
+
+int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
+			int (*fn)(void *arg, const struct bcn_job *j), void *arg)
+{
+	MYSQL_STMT *s = db->st[ST_LIST];
+	const char *state = f->state >= 0 ? bcn_job_state_name(f->state) : "";
+	uint64_t limit = f->limit ? f->limit : 1000, offset = f->offset;
+	const char *user = f->user ? f->user : "";
+	struct binds x, r;
+	struct bcn_job j;
+	int rc, stop = 0;
+
+	bind_init(&x);
+	b_str(&x, user, 0);
+	b_str(&x, user, 0);
+	b_i64(&x, &f->since);
+	b_i64(&x, &f->since);
+	b_i64(&x, &f->until);
+	b_i64(&x, &f->until);
+	b_str(&x, state, 0);
+	b_str(&x, state, 0);
+	b_u64(&x, &limit);
+	b_u64(&x, &offset);
+	if ((rc = run(db, ST_LIST, &x)))
+		return rc;
+	bind_job(db, &r, &j);
+	if (mysql_stmt_bind_result(s, r.b) || mysql_stmt_store_result(s))
+		return stmt_fail(db, ST_LIST);
+	while (!stop && ((rc = mysql_stmt_fetch(s)) == 0 ||
+			 rc == MYSQL_DATA_TRUNCATED)) {
+		fix_job(db, &r, &j);
+		stop = fn(arg, &j);
+	}
+	mysql_stmt_free_result(s);
+	if (stop)
+		return stop;
+	return rc == MYSQL_NO_DATA ? 0 : stmt_fail(db, ST_LIST);
+}

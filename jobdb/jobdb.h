@@ -1,0 +1,130 @@
+/* The job database (docs/jobdb.md): batch jobs, their steps, the node-to-
+ * job index, the compute-to-forwarding map, and the per-job report tables
+ * of the analysis, in MariaDB or MySQL through the client library
+ * (MariaDB Connector/C). Every statement is prepared once per connection
+ * and run with bound values: no SQL is ever built from data. The schema
+ * is versioned; bcn_jobdb_open applies the migrations this program knows
+ * and refuses a database that a newer program has migrated further.
+ *
+ * Times are nanoseconds since the Unix epoch (UTC) in BIGINT columns; the
+ * views of docs/jobdb.md show them as DATETIME. */
+#ifndef BCN_JOBDB_H
+#define BCN_JOBDB_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/config.h"
+#include "jobs/job.h"
+
+#define BCN_JOBDB_SCHEMA 1              /* the newest schema this knows */
+#define BCN_JOBDB_HOST_MAX 256
+#define BCN_JOBDB_NAME_MAX 64
+#define BCN_JOBDB_NODES_MAX (1u << 20)  /* nodes one job may name */
+
+struct bcn_jobdb_config {
+	char host[BCN_JOBDB_HOST_MAX];  /* "" with socket set: the socket */
+	uint64_t port;
+	char socket[PATH_MAX];
+	char user[BCN_JOBDB_NAME_MAX];
+	char password_file[PATH_MAX];   /* "" : no password */
+	char database[BCN_JOBDB_NAME_MAX];
+	int64_t timeout_ms;             /* connect, read and write */
+};
+
+/* Configuration keys jobdb_host, jobdb_port, jobdb_socket, jobdb_user,
+ * jobdb_password_file, jobdb_database, jobdb_timeout for a struct
+ * bcn_jobdb_config member m of a program's configuration type. */
+#define BCN_JOBDB_CONFIG_OPTIONS(type, m) \
+	{ "jobdb_host", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.host), \
+	  .def = "127.0.0.1", \
+	  .help = "Job database server (MariaDB/MySQL) host." }, \
+	{ "jobdb_port", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.port), \
+	  .min = 1, .max = 65535, .def = "3306", \
+	  .help = "Job database server port." }, \
+	{ "jobdb_socket", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.socket), \
+	  .help = "Unix socket of the job database server (instead of " \
+		  "host and port)." }, \
+	{ "jobdb_user", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.user), \
+	  .min = 1, .def = "beacon", .help = "Job database user." }, \
+	{ "jobdb_password_file", BCN_CFG_PATH, \
+	  BCN_CFG_MEMBER(type, m.password_file), \
+	  .help = "File holding the job database user's password (mode " \
+		  "0600); empty: no password." }, \
+	{ "jobdb_database", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.database), \
+	  .min = 1, .def = "beacon", .help = "Job database name." }, \
+	{ "jobdb_timeout", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.timeout_ms), .min = 1000, \
+	  .max = 3600000, .def = "30s", \
+	  .help = "Connect, read and write timeout of the job database." }
+
+struct bcn_jobdb;
+
+/* Connects, applies missing migrations (each recorded in schema_version)
+ * and prepares the statements. Returns 0 and *out, or a negative code with
+ * a message in err: -ECONNREFUSED (cannot connect), -EACCES (refused
+ * user), -EPROTO (the database's schema is newer than BCN_JOBDB_SCHEMA),
+ * -EIO (any other server error). */
+int bcn_jobdb_open(const struct bcn_jobdb_config *cfg, struct bcn_jobdb **out,
+		   char *err, size_t errlen);
+void bcn_jobdb_close(struct bcn_jobdb *db);
+
+/* The schema version the database is at. */
+int bcn_jobdb_schema(struct bcn_jobdb *db);
+
+/* The last error's message. */
+const char *bcn_jobdb_error(const struct bcn_jobdb *db);
+
+enum bcn_jobdb_upsert {
+	BCN_JOBDB_INSERTED = 1,
+	BCN_JOBDB_UPDATED = 2,
+	BCN_JOBDB_UNCHANGED = 3,
+};
+
+/* Stores a job, or a step when j->step is not "" (keyed by (id, step)):
+ * inserted, or updated in place (never duplicated). For a job with a node
+ * list its rows in the node-to-job index are replaced, in one
+ * transaction. Returns an enum bcn_jobdb_upsert, or a negative code:
+ * -BCN_ESYNTAX (a node list that does not expand), -BCN_ETOOBIG (more
+ * than BCN_JOBDB_NODES_MAX nodes), -EIO. */
+int bcn_jobdb_upsert_job(struct bcn_jobdb *db, const struct bcn_job *j);
+
+/* Stores a compute-to-forwarding entry, idempotently (the same entry twice
+ * is stored once), and its expansion per node. Returns an enum
+ * bcn_jobdb_upsert or a negative code as above. */
+int bcn_jobdb_add_fwdmap(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e);
+
+/* The forwarding node of a compute node at time t into fwd (size n):
+ * returns 1 when found, 0 when the map has none, or a negative code. */
+int bcn_jobdb_fwd_of(struct bcn_jobdb *db, const char *node, int64_t t,
+		     char *fwd, size_t n);
+
+/* The ids of the jobs that ran on node at time t (started at or before t,
+ * not ended before it; a job without an end is running), at most max of
+ * them into ids. Returns how many, or a negative code. */
+int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
+		      uint64_t *ids, size_t max);
+
+/* A job as stored, with its strings copied into the struct's own storage
+ * (valid until the next call on db). Returns 1, 0 (no such job) or a
+ * negative code. */
+int bcn_jobdb_get_job(struct bcn_jobdb *db, uint64_t id, struct bcn_job *j);
+
+/* Selects jobs for bcn_jobdb_list_jobs; "" / 0 / -1 leave a field open. */
+struct bcn_jobdb_filter {
+	const char *user;               /* "" : any */
+	int64_t since, until;           /* jobs running at some time in
+					 * [since, until); 0: open */
+	int state;                      /* enum bcn_job_state, -1: any */
+	uint64_t limit, offset;         /* limit 0: 1000 */
+};
+
+/* Calls fn for each job matching f, most recent start first; fn's
+ * non-zero return stops the listing and is returned. The job's strings
+ * live during the call. Returns 0, fn's value, or a negative code. */
+int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
+			int (*fn)(void *arg, const struct bcn_job *j), void *arg);
+
+#endif

@@ -1,0 +1,134 @@
+/* The job database's schema, as migrations (docs/jobdb.md, "Schema"):
+ * migration N brings a database from version N-1 to N. Each statement is
+ * idempotent (IF NOT EXISTS, OR REPLACE), because MariaDB commits DDL
+ * statement by statement: a migration cut short is completed by the next
+ * start. */
+#include <stddef.h>
+
+#include "jobdb/schema.h"
+
+static const char *const v1[] = {
+	"CREATE TABLE IF NOT EXISTS jobs ("
+	" id BIGINT UNSIGNED NOT NULL PRIMARY KEY,"
+	" array_job BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" array_task BIGINT NOT NULL DEFAULT -1,"
+	" user VARCHAR(256) NOT NULL DEFAULT '',"
+	" uid BIGINT NOT NULL DEFAULT -1,"
+	" account VARCHAR(256) NOT NULL DEFAULT '',"
+	" `partition` VARCHAR(256) NOT NULL DEFAULT '',"
+	" name VARCHAR(256) NOT NULL DEFAULT '',"
+	" nodelist MEDIUMTEXT NOT NULL,"
+	" nnodes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" ntasks BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" ncpus BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" submit_ns BIGINT NOT NULL DEFAULT 0,"
+	" start_ns BIGINT NOT NULL DEFAULT 0,"
+	" end_ns BIGINT NOT NULL DEFAULT 0,"
+	" state VARCHAR(16) NOT NULL DEFAULT 'UNKNOWN',"
+	" exit_code BIGINT NOT NULL DEFAULT -1,"
+	" exit_signal BIGINT NOT NULL DEFAULT 0,"
+	" updated_ns BIGINT NOT NULL DEFAULT 0,"
+	" KEY jobs_user (user, start_ns), KEY jobs_start (start_ns),"
+	" KEY jobs_end (end_ns), KEY jobs_app (name(64), nnodes)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS job_steps ("
+	" job BIGINT UNSIGNED NOT NULL,"
+	" step VARCHAR(256) NOT NULL,"
+	" name VARCHAR(256) NOT NULL DEFAULT '',"
+	" nodelist MEDIUMTEXT NOT NULL,"
+	" nnodes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" ntasks BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" start_ns BIGINT NOT NULL DEFAULT 0,"
+	" end_ns BIGINT NOT NULL DEFAULT 0,"
+	" state VARCHAR(16) NOT NULL DEFAULT 'UNKNOWN',"
+	" exit_code BIGINT NOT NULL DEFAULT -1,"
+	" PRIMARY KEY (job, step)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	/* the node-to-job index: end_ns is INT64_MAX while a job runs */
+	"CREATE TABLE IF NOT EXISTS job_nodes ("
+	" node VARCHAR(255) NOT NULL,"
+	" job BIGINT UNSIGNED NOT NULL,"
+	" start_ns BIGINT NOT NULL,"
+	" end_ns BIGINT NOT NULL,"
+	" PRIMARY KEY (node, job), KEY job_nodes_time (node, start_ns),"
+	" KEY job_nodes_job (job)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS fwdmap ("
+	" compute MEDIUMTEXT NOT NULL,"
+	" compute_hash BIGINT UNSIGNED NOT NULL,"
+	" fwd VARCHAR(255) NOT NULL,"
+	" from_ns BIGINT NOT NULL,"
+	" to_ns BIGINT NOT NULL,"
+	" PRIMARY KEY (compute_hash, fwd, from_ns, to_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS fwdmap_nodes ("
+	" node VARCHAR(255) NOT NULL,"
+	" from_ns BIGINT NOT NULL,"
+	" to_ns BIGINT NOT NULL,"
+	" fwd VARCHAR(255) NOT NULL,"
+	" PRIMARY KEY (node, from_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	/* the per-job report (beacon-analyzd) */
+	"CREATE TABLE IF NOT EXISTS job_summary ("
+	" job BIGINT UNSIGNED NOT NULL PRIMARY KEY,"
+	" computed_ns BIGINT NOT NULL,"
+	" partial TINYINT NOT NULL DEFAULT 0,"
+	" read_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" write_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" read_bw_mean DOUBLE NOT NULL DEFAULT 0,"
+	" read_bw_peak DOUBLE NOT NULL DEFAULT 0,"
+	" write_bw_mean DOUBLE NOT NULL DEFAULT 0,"
+	" write_bw_peak DOUBLE NOT NULL DEFAULT 0,"
+	" iops DOUBLE NOT NULL DEFAULT 0,"
+	" meta_ops BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" io_nodes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" io_procs BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" mode VARCHAR(8) NOT NULL DEFAULT 'none',"
+	" KEY job_summary_bytes (read_bytes, write_bytes)"
+	") ENGINE=InnoDB",
+	"CREATE TABLE IF NOT EXISTS job_layer ("
+	" job BIGINT UNSIGNED NOT NULL,"
+	" layer VARCHAR(16) NOT NULL,"
+	" component VARCHAR(255) NOT NULL,"
+	" read_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" write_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" ops BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" share DOUBLE NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (job, layer, component)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS job_phases ("
+	" job BIGINT UNSIGNED NOT NULL,"
+	" idx INT UNSIGNED NOT NULL,"
+	" start_ns BIGINT NOT NULL,"
+	" end_ns BIGINT NOT NULL,"
+	" read_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" write_bytes BIGINT UNSIGNED NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (job, idx)"
+	") ENGINE=InnoDB",
+	"CREATE TABLE IF NOT EXISTS job_findings ("
+	" job BIGINT UNSIGNED NOT NULL,"
+	" code VARCHAR(64) NOT NULL,"
+	" severity VARCHAR(16) NOT NULL,"
+	" message VARCHAR(1024) NOT NULL,"
+	" evidence TEXT NOT NULL,"
+	" PRIMARY KEY (job, code)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	/* views for the common questions (docs/jobdb.md, "Views") */
+	"CREATE OR REPLACE VIEW job_times AS SELECT id, user, name,"
+	" `partition`, nnodes, state,"
+	" FROM_UNIXTIME(start_ns DIV 1000000000) AS start_time,"
+	" IF(end_ns = 0, NULL, FROM_UNIXTIME(end_ns DIV 1000000000)) AS end_time,"
+	" IF(end_ns = 0, NULL, (end_ns - start_ns) DIV 1000000000) AS runtime_s,"
+	" nodelist FROM jobs",
+	"CREATE OR REPLACE VIEW node_jobs AS SELECT n.node, n.job, j.user,"
+	" j.name, n.start_ns, n.end_ns FROM job_nodes n JOIN jobs j ON j.id = n.job",
+	"CREATE OR REPLACE VIEW heaviest_jobs AS SELECT j.id, j.user, j.name,"
+	" j.nnodes, s.read_bytes, s.write_bytes,"
+	" s.read_bytes + s.write_bytes AS bytes, s.mode"
+	" FROM jobs j JOIN job_summary s ON s.job = j.id",
+	NULL,
+};
+
+const char *const *const bcn_jobdb_migrations[BCN_JOBDB_SCHEMA_MAX + 1] = {
+	NULL, v1,
+};

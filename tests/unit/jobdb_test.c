@@ -1,0 +1,234 @@
+/* Unit tests of jobdb/ against a private mariadbd (tests/unit/
+ * mariadb_fixture.h): migrations from an empty database and again as a
+ * no-op, a newer schema refused; a job stored once however often it is
+ * imported, with inserted / updated / unchanged told apart; the node-to-job
+ * index inside and outside a job's window and for a running job; steps
+ * kept apart; the forwarding map's validity times and idempotence; hostile
+ * strings stored verbatim; listing with filters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "common/error.h"
+#include "mariadb_fixture.h"
+
+#define S(x) ((int64_t)(x) * 1000000000ll)
+
+static struct mdb m;
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mdb_installed()) {
+		fprintf(stderr, "jobdb_test: mariadbd is not installed\n");
+		return -1;
+	}
+	return mdb_start(&m);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mdb_stop(&m);
+	return 0;
+}
+
+static struct bcn_jobdb *open_db(void)
+{
+	struct bcn_jobdb *db = NULL;
+	char err[512];
+
+	if (bcn_jobdb_open(&m.cfg, &db, err, sizeof(err)))
+		fail_msg("%s", err);
+	return db;
+}
+
+static struct bcn_job sample(uint64_t id, const char *nodes, int64_t start,
+			     int64_t end)
+{
+	struct bcn_job j;
+
+	bcn_job_init(&j);
+	j.id = id;
+	j.user = "alice";
+	j.uid = 1000;
+	j.name = "wrf";
+	j.partition = "batch";
+	j.nodelist = nodes;
+	j.nnodes = 4;
+	j.ntasks = 128;
+	j.submit = start - S(60);
+	j.start = start;
+	j.end = end;
+	j.state = end ? BCN_JOB_COMPLETED : BCN_JOB_RUNNING;
+	j.exit_code = 0;
+	return j;
+}
+
+static void test_migrations(void **state)
+{
+	static const char *const newer[] = {
+		"INSERT INTO beacon.schema_version VALUES (99, 0)", NULL };
+	static const char *const undo[] = {
+		"DELETE FROM beacon.schema_version WHERE version = 99", NULL };
+	struct bcn_jobdb *db = open_db(), *db2;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(bcn_jobdb_schema(db), BCN_JOBDB_SCHEMA);
+	bcn_jobdb_close(db);
+	db = open_db();                 /* again: nothing to do */
+	bcn_jobdb_close(db);
+	assert_int_equal(mdb_root(&m, newer), 0);
+	assert_int_equal(bcn_jobdb_open(&m.cfg, &db2, err, sizeof(err)), -EPROTO);
+	assert_null(db2);
+	assert_non_null(strstr(err, "schema version 99, newer than this "
+			       "program's 1"));
+	assert_int_equal(mdb_root(&m, undo), 0);
+}
+
+static void test_upsert(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_job j = sample(4242, "cn[01-04]", S(1000), S(2000)), got;
+	uint64_t ids[8];
+
+	(void)state;
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_UNCHANGED);
+	j.exit_code = 3;
+	j.state = BCN_JOB_FAILED;
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_UPDATED);
+	assert_int_equal(bcn_jobdb_get_job(db, 4242, &got), 1);
+	assert_string_equal(got.user, "alice");
+	assert_string_equal(got.nodelist, "cn[01-04]");
+	assert_int_equal(got.state, BCN_JOB_FAILED);
+	assert_int_equal(got.exit_code, 3);
+	assert_int_equal(got.start, S(1000));
+	assert_int_equal(got.end, S(2000));
+	assert_int_equal(got.ntasks, 128);
+	assert_int_equal(bcn_jobdb_get_job(db, 4243, &got), 0);
+	/* the node index: inside, at the edges, outside, another node */
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn03", S(1500), ids, 8), 1);
+	assert_int_equal(ids[0], 4242);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn03", S(1000), ids, 8), 1);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn03", S(2000), ids, 8), 0);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn03", S(999), ids, 8), 0);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn05", S(1500), ids, 8), 0);
+	/* re-imported on other nodes: the index follows */
+	j.nodelist = "cn[05-06]";
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_UPDATED);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn03", S(1500), ids, 8), 0);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn06", S(1500), ids, 8), 1);
+	/* a running job holds its nodes until it ends */
+	j = sample(4300, "cn07", S(3000), 0);
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_jobs_on(db, "cn07", S(999999), ids, 8), 1);
+	/* a step is stored apart and does not replace its job */
+	j = sample(4242, "cn05", S(1100), S(1200));
+	j.step = "batch";
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_get_job(db, 4242, &got), 1);
+	assert_string_equal(got.nodelist, "cn[05-06]");
+	/* a node list that does not expand is refused, nothing changes */
+	j = sample(4400, "cn[9-1]", S(1000), S(2000));
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), -BCN_ESYNTAX);
+	assert_int_equal(bcn_jobdb_get_job(db, 4400, &got), 0);
+	bcn_jobdb_close(db);
+}
+
+static void test_hostile_strings(void **state)
+{
+	static const char evil[] = "x'); DROP TABLE jobs; -- \\ \" %s \xc3\xa0";
+	struct bcn_jobdb *db = open_db();
+	struct bcn_job j = sample(5000, "cn01", S(1000), S(2000)), got;
+
+	(void)state;
+	j.user = evil;
+	j.name = evil;
+	assert_int_equal(bcn_jobdb_upsert_job(db, &j), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_get_job(db, 5000, &got), 1);
+	assert_string_equal(got.user, evil);
+	assert_string_equal(got.name, evil);
+	assert_int_equal(bcn_jobdb_get_job(db, 4242, &got), 1);  /* still there */
+	bcn_jobdb_close(db);
+}
+
+static void test_fwdmap(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_fwdmap_entry a = { "cn[001-004]", "fwd1", 0, S(5000) };
+	struct bcn_fwdmap_entry b = { "cn[001-004]", "fwd2", S(5000), INT64_MAX };
+	char fwd[64];
+
+	(void)state;
+	assert_int_equal(bcn_jobdb_add_fwdmap(db, &a), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_add_fwdmap(db, &a), BCN_JOBDB_UNCHANGED);
+	assert_int_equal(bcn_jobdb_add_fwdmap(db, &b), BCN_JOBDB_INSERTED);
+	assert_int_equal(bcn_jobdb_fwd_of(db, "cn003", S(4999), fwd, sizeof(fwd)), 1);
+	assert_string_equal(fwd, "fwd1");
+	assert_int_equal(bcn_jobdb_fwd_of(db, "cn003", S(5000), fwd, sizeof(fwd)), 1);
+	assert_string_equal(fwd, "fwd2");
+	assert_int_equal(bcn_jobdb_fwd_of(db, "cn005", S(10), fwd, sizeof(fwd)), 0);
+	bcn_jobdb_close(db);
+}
+
+struct listed {
+	uint64_t ids[16];
+	size_t n;
+};
+
+static int collect(void *arg, const struct bcn_job *j)
+{
+	struct listed *l = arg;
+
+	if (l->n < 16)
+		l->ids[l->n++] = j->id;
+	return 0;
+}
+
+static void test_list(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_job j = sample(6001, "cn01", S(100000), S(100100));
+	struct bcn_jobdb_filter f = { "bob", 0, 0, -1, 0, 0 };
+	struct listed l = { { 0 }, 0 };
+
+	(void)state;
+	j.user = "bob";
+	assert_true(bcn_jobdb_upsert_job(db, &j) > 0);
+	j = sample(6002, "cn02", S(100200), S(100300));
+	j.user = "bob";
+	assert_true(bcn_jobdb_upsert_job(db, &j) > 0);
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_int_equal(l.ids[0], 6002);       /* most recent first */
+	l.n = 0;
+	f.since = S(100150);                    /* 6001 ended before */
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ids[0], 6002);
+	l.n = 0;
+	f.user = "";
+	f.since = 0;
+	f.state = BCN_JOB_RUNNING;
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ids[0], 4300);
+	bcn_jobdb_close(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrations),
+		cmocka_unit_test(test_upsert),
+		cmocka_unit_test(test_hostile_strings),
+		cmocka_unit_test(test_fwdmap),
+		cmocka_unit_test(test_list),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
