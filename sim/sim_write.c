@@ -190,6 +190,33 @@ int bcn_sim_sacct_line(const struct bcn_sim *s, const struct bcn_sim_job *j,
 	return rc;
 }
 
+/* OUT/slurm/fwdmap.txt: the compute-to-forwarding map (docs/jobdb.md,
+ * "Compute-to-forwarding map"): each forwarding node serves one
+ * contiguous range of compute nodes for the whole run. */
+static int write_fwdmap(struct bcn_sim *s, const char *dir)
+{
+	uint64_t i = 0, n = s->c.compute;
+	int rc;
+
+	bcn_buf_reset(&s->scratch);
+	rc = bcn_buf_adds(&s->scratch, "# beacon-sim: compute nodes and the "
+			  "forwarding node that carries their I/O\n");
+	while (!rc && i < n) {
+		uint64_t f = bcn_sim_fwd_of(s, i), a = i;
+
+		while (i < n && bcn_sim_fwd_of(s, i) == f)
+			i++;
+		if (i - a == 1)
+			rc = bcn_buf_printf(&s->scratch, "cn%05" PRIu64
+					    " fwd%03" PRIu64 "\n", a + 1, f + 1);
+		else
+			rc = bcn_buf_printf(&s->scratch, "cn[%05" PRIu64 "-%05"
+					    PRIu64 "] fwd%03" PRIu64 "\n", a + 1,
+					    i, f + 1);
+	}
+	return rc ? rc : write_buf(dir, "fwdmap.txt", &s->scratch);
+}
+
 int bcn_sim_write_sacct(struct bcn_sim *s)
 {
 	char dir[DIR_MAX];
@@ -206,7 +233,8 @@ int bcn_sim_write_sacct(struct bcn_sim *s)
 	if (rc)
 		return rc;
 	snprintf(dir, sizeof(dir), "%s/slurm", s->c.out);
-	return write_buf(dir, "sacct.txt", &s->scratch);
+	rc = write_buf(dir, "sacct.txt", &s->scratch);
+	return rc ? rc : write_fwdmap(s, dir);
 }
 
 /* ---- ground truth -------------------------------------------------------------------- */

@@ -1,7 +1,8 @@
 /* libFuzzer target for the key file parser of proto/auth. Parses the
  * input as a key file; a key it accepts must be BCN_AUTH_KEY_MIN ..
  * BCN_AUTH_KEY_MAX bytes, format back to text that parses to the same key,
- * and equal the input's hex digits; a refusal must leave the key zeroed
+ * and equal the input's hex digits (after the "node NAME" line of a node
+ * key, whose name must be the line's); a refusal must leave the key zeroed
  * and say why. Broken invariants abort. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,12 +62,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (k.len < BCN_AUTH_KEY_MIN || k.len > BCN_AUTH_KEY_MAX)
 		abort();
-	check_digits(data, size, &k);
-	bcn_buf_init(&text, 4 * BCN_AUTH_KEY_MAX);
+	if (k.node[0]) {
+		/* the name is on the first line that is not blank */
+		size_t b = 0;
+		const uint8_t *nl, *at;
+
+		while (b < size && (data[b] == ' ' || data[b] == '\t' ||
+				    data[b] == '\r' || data[b] == '\n'))
+			b++;
+		nl = memchr(data + b, '\n', size - b);
+		at = memmem(data + b, nl ? (size_t)(nl - data - b) : 0, k.node,
+			    strlen(k.node));
+		if (!nl || !at)
+			abort();
+		check_digits(nl + 1, size - (size_t)(nl + 1 - data), &k);
+	} else {
+		check_digits(data, size, &k);
+	}
+	bcn_buf_init(&text, 4 * BCN_AUTH_KEY_MAX + BCN_NODE_MAX + 16);
 	if (bcn_auth_key_format(&k, &text) ||
 	    bcn_auth_key_parse((const char *)text.data, text.len, &back, err,
 			       sizeof(err)) ||
-	    back.len != k.len || memcmp(back.bytes, k.bytes, k.len))
+	    back.len != k.len || memcmp(back.bytes, k.bytes, k.len) ||
+	    strcmp(back.node, k.node))
 		abort();
 	bcn_buf_free(&text);
 	return 0;

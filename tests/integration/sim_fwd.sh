@@ -57,4 +57,9 @@ if not (1.9 * p1 <= p2 <= 2.1 * p1):
     raise SystemExit("check failed: %r" % (((p1, p2)),))
 print("service time p50: fwd001", p1, "us, fwd002", p2, "us: ok")
 PYEOF
+# the compute-to-forwarding map the simulator writes next to its sacct
+# (docs/jobdb.md): 8 compute nodes per forwarding node, as served above
+grep -v '^#' "$T/sim/slurm/fwdmap.txt" > "$T/fwdmap.lines"
+printf 'cn[00001-00008] fwd001\ncn[00009-00016] fwd002\n' | cmp -s - "$T/fwdmap.lines" ||
+	{ echo "FAIL: fwdmap.txt: $(cat "$T/sim/slurm/fwdmap.txt")" >&2; exit 1; }
 echo "sim_fwd: ok"
