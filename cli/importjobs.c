@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/options.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/error.h"
@@ -195,82 +196,6 @@ static int import_file(struct import *im, const struct import_conf *c,
 	return rc;
 }
 
-static const struct bcn_config_opt *find_opt(const struct bcn_config_opt *tab,
-					     const char *name, size_t n)
-{
-	for (; tab->name; tab++)
-		if (strlen(tab->name) == n && !strncmp(tab->name, name, n))
-			return tab;
-	return NULL;
-}
-
-/* One "--key value", "--key=value", "--flag" or "--no-flag" at argv[*i]
- * ('-' in key as '_'). Returns 0, BCN_CONFIG_HELP or a negative code. */
-static int apply_arg(const struct bcn_config_opt *tab, struct import_conf *c,
-		     int argc, char **argv, int *i, char *err)
-{
-	char key[BCN_CFG_KEY_MAX + 1];
-	const char *a = argv[*i] + 2, *eq = strchr(a, '='), *val;
-	const struct bcn_config_opt *o;
-	size_t n = eq ? (size_t)(eq - a) : strlen(a);
-	bool no = false;
-
-	if (!strcmp(argv[*i], "--help") || !strcmp(argv[*i], "-h"))
-		return BCN_CONFIG_HELP;
-	if (n > BCN_CFG_KEY_MAX)
-		return bcn_fail(err, IMPORT_ERR_MAX, -BCN_ESYNTAX,
-				"unknown option '%s'", argv[*i]);
-	for (size_t k = 0; k < n; k++)
-		key[k] = a[k] == '-' ? '_' : a[k];
-	key[n] = '\0';
-	o = find_opt(tab, key, n);
-	if (!o && n > 3 && !strncmp(key, "no_", 3) &&
-	    (o = find_opt(tab, key + 3, n - 3)) && o->type == BCN_CFG_BOOL)
-		no = true;
-	if (!o || (no && eq))
-		return bcn_fail(err, IMPORT_ERR_MAX, -BCN_ESYNTAX,
-				"unknown option '%s'", argv[*i]);
-	if (o->type == BCN_CFG_BOOL && !eq)
-		val = no ? "no" : "yes";
-	else if (eq)
-		val = eq + 1;
-	else if (*i + 1 < argc)
-		val = argv[++*i];
-	else
-		return bcn_fail(err, IMPORT_ERR_MAX, -BCN_ESYNTAX,
-				"option '%s' needs a value", argv[*i]);
-	return bcn_config_set(tab, c, o->name, val, err, IMPORT_ERR_MAX);
-}
-
-/* The defaults, the jobdb_* keys of --config FILE, then the options of
- * the command line (they win over the file). *argi: the first file. */
-static int configure(const struct bcn_config_opt *tab, struct import_conf *c,
-		     int argc, char **argv, int *argi, char *err)
-{
-	const char *config = NULL;
-	int i, rc;
-
-	rc = bcn_config_defaults(tab, c, err, IMPORT_ERR_MAX);
-	for (i = 1; !rc && i + 1 < argc; i++)
-		if (!strcmp(argv[i], "--config"))
-			config = argv[i + 1];
-	if (!rc && config)
-		rc = bcn_config_load_prefix(tab, c, config, "jobdb_", err,
-					    IMPORT_ERR_MAX);
-	for (i = 1; !rc && i < argc && !strncmp(argv[i], "-", 1); i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "--config"))
-			i++;
-		else
-			rc = apply_arg(tab, c, argc, argv, &i, err);
-	}
-	*argi = i;
-	return rc;
-}
-
 static void usage(FILE *out, bool map, const struct bcn_config_opt *tab)
 {
 	fprintf(out, map ?
@@ -316,7 +241,8 @@ static int run_import(int argc, char **argv, bool map)
 	int rc, argi = argc, frc = 0;
 
 	memset(&c, 0, sizeof(c));
-	rc = configure(tab, &c, argc, argv, &argi, err);
+	rc = bcn_cli_configure(tab, &c, "jobdb_", argc, argv, &argi, err,
+			       sizeof(err));
 	if (rc == BCN_CONFIG_HELP) {
 		usage(stdout, map, tab);
 		return 0;

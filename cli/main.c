@@ -19,6 +19,7 @@ static const struct bcn_command commands[] = {
 	  "store job records (sacct, SWF, CSV) in the job database" },
 	{ "import-map", bcn_cmd_import_map,
 	  "store compute-to-forwarding map files in the job database" },
+	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
 };
 
 static void usage(FILE *out)

@@ -76,9 +76,13 @@ static const char *const sql[ST_MAX] = {
 	[ST_JOBS_ON] = "SELECT job FROM job_nodes WHERE node = ? AND"
 		" start_ns <= ? AND end_ns > ? ORDER BY start_ns LIMIT 1000",
 	[ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
-	[ST_LIST] = "SELECT " JOB_COLS " FROM jobs WHERE (? = '' OR user = ?)"
+	[ST_LIST] = "SELECT " JOB_COLS ", s.read_bytes, s.write_bytes, s.mode"
+		" FROM jobs LEFT JOIN job_summary s ON s.job = jobs.id"
+		" WHERE (? = '' OR user = ?)"
 		" AND (? = 0 OR end_ns = 0 OR end_ns > ?)"
 		" AND (? = 0 OR start_ns < ?) AND (? = '' OR state = ?)"
+		" AND (? = '' OR s.mode = ?)"
+		" AND (? = 0 OR s.read_bytes + s.write_bytes >= ?)"
 		" ORDER BY start_ns DESC, id DESC LIMIT ? OFFSET ?",
 };
 
@@ -693,12 +697,14 @@ int bcn_jobdb_get_job(struct bcn_jobdb *db, uint64_t id, struct bcn_job *j)
 }
 
 int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
-			int (*fn)(void *arg, const struct bcn_job *j), void *arg)
+			bcn_jobdb_job_fn *fn, void *arg)
 {
 	MYSQL_STMT *s = db->st[ST_LIST];
 	const char *state = f->state >= 0 ? bcn_job_state_name(f->state) : "";
+	const char *mode = f->mode ? f->mode : "";
 	uint64_t limit = f->limit ? f->limit : 1000, offset = f->offset;
 	const char *user = f->user ? f->user : "";
+	struct bcn_jobdb_usage u;
 	struct binds x, r;
 	struct bcn_job j;
 	int rc, stop = 0;
@@ -712,17 +718,26 @@ int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
 	b_i64(&x, &f->until);
 	b_str(&x, state, 0);
 	b_str(&x, state, 0);
+	b_str(&x, mode, 0);
+	b_str(&x, mode, 0);
+	b_u64(&x, &f->min_bytes);
+	b_u64(&x, &f->min_bytes);
 	b_u64(&x, &limit);
 	b_u64(&x, &offset);
 	if ((rc = run(db, ST_LIST, &x)))
 		return rc;
 	bind_job(db, &r, &j);
+	b_u64(&r, &u.read_bytes);
+	b_u64(&r, &u.write_bytes);
+	b_str(&r, u.mode, sizeof(u.mode) - 1);
 	if (mysql_stmt_bind_result(s, r.b) || mysql_stmt_store_result(s))
 		return stmt_fail(db, ST_LIST);
 	while (!stop && ((rc = mysql_stmt_fetch(s)) == 0 ||
 			 rc == MYSQL_DATA_TRUNCATED)) {
 		fix_job(db, &r, &j);
-		stop = fn(arg, &j);
+		u.mode[r.len[20] < sizeof(u.mode) - 1 ? r.len[20] :
+		       sizeof(u.mode) - 1] = '\0';
+		stop = fn(arg, &j, r.null[18] ? NULL : &u);
 	}
 	mysql_stmt_free_result(s);
 	if (stop)

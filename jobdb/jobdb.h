@@ -114,17 +114,31 @@ int bcn_jobdb_get_job(struct bcn_jobdb *db, uint64_t id, struct bcn_job *j);
 
 /* Selects jobs for bcn_jobdb_list_jobs; "" / 0 / -1 leave a field open. */
 struct bcn_jobdb_filter {
-	const char *user;               /* "" : any */
+	const char *user;               /* "" or NULL: any */
 	int64_t since, until;           /* jobs running at some time in
 					 * [since, until); 0: open */
 	int state;                      /* enum bcn_job_state, -1: any */
+	const char *mode;               /* I/O mode of the report ("N-1"...);
+					 * "" or NULL: any */
+	uint64_t min_bytes;             /* bytes read and written, at least */
 	uint64_t limit, offset;         /* limit 0: 1000 */
 };
 
+/* What the per-job report found, for jobs that have one. */
+struct bcn_jobdb_usage {
+	uint64_t read_bytes, write_bytes;
+	char mode[16];
+};
+
+/* Called per listed job; u is NULL when the job has no report yet. */
+typedef int bcn_jobdb_job_fn(void *arg, const struct bcn_job *j,
+			     const struct bcn_jobdb_usage *u);
+
 /* Calls fn for each job matching f, most recent start first; fn's
  * non-zero return stops the listing and is returned. The job's strings
- * live during the call. Returns 0, fn's value, or a negative code. */
+ * live during the call. A mode or min_bytes filter selects only jobs with
+ * a report. Returns 0, fn's value, or a negative code. */
 int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
-			int (*fn)(void *arg, const struct bcn_job *j), void *arg);
+			bcn_jobdb_job_fn *fn, void *arg);
 
 #endif

@@ -80,6 +80,18 @@ out=$("$BEACON" import-map --config "$T/beacon.conf" --json "$T/fwdmap.txt" 2>/d
 [ "$(jget "$out" inserted)" = 0 ] && [ "$(jget "$out" unchanged)" = 2 ] || fail "second map import: $out"
 t=$(date -u -d 2026-11-24T10:30:00 +%s)000000000
 [ "$(sql "SELECT fwd FROM fwdmap_nodes WHERE node = 'cn003' AND from_ns <= $t AND to_ns > $t")" = fwd1 ] || fail "map at 10:30"
+# beacon jobs: filters, table and JSON
+"$BEACON" jobs --config "$T/beacon.conf" --user carol --json > "$T/carol.json" || fail "beacon jobs"
+[ "$(wc -l < "$T/carol.json")" = 1 ] || fail "jobs of carol: $(cat "$T/carol.json")"
+python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); assert d["job"]==900001 and d["name"]=="wrf, run 3" and d["start"]=="2026-11-24T10:00:00Z" and d["nnodes"]==4, d' "$T/carol.json" ||
+	fail "jobs json: $(cat "$T/carol.json")"
+n=$("$BEACON" jobs --config "$T/beacon.conf" --state RUNNING --json | wc -l)
+[ "$n" -ge 1 ] || fail "running jobs: $n"
+"$BEACON" jobs --config "$T/beacon.conf" --since 2026-11-24T11:45:00Z --json > "$T/late.json"
+grep -q '"job":900004' "$T/late.json" && ! grep -q '"job":900001' "$T/late.json" || fail "--since: $(cat "$T/late.json")"
+"$BEACON" jobs --config "$T/beacon.conf" --limit 3 | head -1 | grep -q "^JOB" || fail "table header"
+"$BEACON" jobs --config "$T/beacon.conf" --since yesterday 2> "$T/bad.err" && fail "bad --since accepted"
+grep -q "since: bad time" "$T/bad.err" || fail "bad --since: $(cat "$T/bad.err")"
 # a database the program does not know is refused
 sql "INSERT INTO schema_version VALUES (99, 0)"
 "$BEACON" import-map --config "$T/beacon.conf" "$T/fwdmap.txt" > /dev/null 2> "$T/newer.err" && fail "newer schema accepted"

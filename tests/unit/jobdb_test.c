@@ -181,10 +181,12 @@ struct listed {
 	size_t n;
 };
 
-static int collect(void *arg, const struct bcn_job *j)
+static int collect(void *arg, const struct bcn_job *j,
+		   const struct bcn_jobdb_usage *u)
 {
 	struct listed *l = arg;
 
+	(void)u;
 	if (l->n < 16)
 		l->ids[l->n++] = j->id;
 	return 0;
@@ -192,9 +194,12 @@ static int collect(void *arg, const struct bcn_job *j)
 
 static void test_list(void **state)
 {
+	static const char *const summary[] = {
+		"INSERT INTO beacon.job_summary (job, computed_ns, read_bytes, "
+		"write_bytes, mode) VALUES (6002, 1, 400, 600, 'N-1')", NULL };
 	struct bcn_jobdb *db = open_db();
 	struct bcn_job j = sample(6001, "cn01", S(100000), S(100100));
-	struct bcn_jobdb_filter f = { "bob", 0, 0, -1, 0, 0 };
+	struct bcn_jobdb_filter f = { .user = "bob", .state = -1 };
 	struct listed l = { { 0 }, 0 };
 
 	(void)state;
@@ -218,6 +223,22 @@ static void test_list(void **state)
 	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
 	assert_int_equal(l.n, 1);
 	assert_int_equal(l.ids[0], 4300);
+	/* filters on the report: only jobs that have one */
+	assert_int_equal(mdb_root(&m, summary), 0);
+	l.n = 0;
+	f.state = -1;
+	f.mode = "N-1";
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.ids[0], 6002);
+	l.n = 0;
+	f.mode = "";
+	f.min_bytes = 1500;
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 0);
+	f.min_bytes = 1000;
+	assert_int_equal(bcn_jobdb_list_jobs(db, &f, collect, &l), 0);
+	assert_int_equal(l.n, 1);
 	bcn_jobdb_close(db);
 }
 
