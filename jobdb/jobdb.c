@@ -28,7 +28,8 @@
 enum {
 	ST_JOB_UPSERT, ST_STEP_UPSERT, ST_NODES_DEL, ST_NODE_INS,
 	ST_MAP_UPSERT, ST_MAPNODE_UPSERT, ST_FWD_OF, ST_JOBS_ON, ST_JOB_GET,
-	ST_LIST, ST_MAX
+	ST_LIST, ST_SUM_UPSERT, ST_PARTS_DEL, ST_PART_INS, ST_PHASES_DEL,
+	ST_PHASE_INS, ST_FINDINGS_DEL, ST_FINDING_INS, ST_SUM_GET, ST_MAX
 };
 
 #define JOB_COLS "id, array_job, array_task, user, uid, account, `partition`," \
@@ -84,6 +85,22 @@ static const char *const sql[ST_MAX] = {
 		" AND (? = '' OR s.mode = ?)"
 		" AND (? = 0 OR s.read_bytes + s.write_bytes >= ?)"
 		" ORDER BY start_ns DESC, id DESC LIMIT ? OFFSET ?",
+	[ST_SUM_UPSERT] = "REPLACE INTO job_summary (job, computed_ns, partial,"
+		" read_bytes, write_bytes, read_bw_mean, read_bw_peak,"
+		" write_bw_mean, write_bw_peak, iops, meta_ops, io_nodes, io_procs,"
+		" mode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_PARTS_DEL] = "DELETE FROM job_layer WHERE job = ?",
+	[ST_PART_INS] = "INSERT INTO job_layer (job, layer, component,"
+		" read_bytes, write_bytes, ops, share) VALUES (?,?,?,?,?,?,?)",
+	[ST_PHASES_DEL] = "DELETE FROM job_phases WHERE job = ?",
+	[ST_PHASE_INS] = "INSERT INTO job_phases (job, idx, start_ns, end_ns,"
+		" read_bytes, write_bytes) VALUES (?,?,?,?,?,?)",
+	[ST_FINDINGS_DEL] = "DELETE FROM job_findings WHERE job = ?",
+	[ST_FINDING_INS] = "INSERT INTO job_findings (job, code, severity,"
+		" message, evidence) VALUES (?,?,?,?,?)",
+	[ST_SUM_GET] = "SELECT computed_ns, partial, read_bytes, write_bytes,"
+		" read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak, iops,"
+		" meta_ops, io_nodes, io_procs, mode FROM job_summary WHERE job = ?",
 };
 
 /* The strings of a job read back. */
@@ -131,6 +148,14 @@ static void b_u64(struct binds *x, const uint64_t *v)
 	b->buffer_type = MYSQL_TYPE_LONGLONG;
 	b->buffer = (void *)v;
 	b->is_unsigned = 1;
+}
+
+static void b_f64(struct binds *x, const double *v)
+{
+	MYSQL_BIND *b = next(x);
+
+	b->buffer_type = MYSQL_TYPE_DOUBLE;
+	b->buffer = (void *)v;
 }
 
 static void b_i64(struct binds *x, const int64_t *v)
@@ -743,4 +768,139 @@ int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
 	if (stop)
 		return stop;
 	return rc == MYSQL_NO_DATA ? 0 : stmt_fail(db, ST_LIST);
+}
+
+/* ---- the per-job report ---- */
+
+static int put_summary(struct bcn_jobdb *db, const struct bcn_jobdb_summary *m)
+{
+	const int64_t partial = m->partial;
+	struct binds x;
+
+	bind_init(&x);
+	b_u64(&x, &m->job);
+	b_i64(&x, &m->computed);
+	b_i64(&x, &partial);
+	b_u64(&x, &m->read_bytes);
+	b_u64(&x, &m->write_bytes);
+	b_f64(&x, &m->read_bw_mean);
+	b_f64(&x, &m->read_bw_peak);
+	b_f64(&x, &m->write_bw_mean);
+	b_f64(&x, &m->write_bw_peak);
+	b_f64(&x, &m->iops);
+	b_u64(&x, &m->meta_ops);
+	b_u64(&x, &m->io_nodes);
+	b_u64(&x, &m->io_procs);
+	b_str(&x, m->mode, 0);
+	return run(db, ST_SUM_UPSERT, &x);
+}
+
+static int put_rows(struct bcn_jobdb *db, const struct bcn_jobdb_report *r)
+{
+	struct binds x;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < r->nparts; i++) {
+		const struct bcn_jobdb_part *p = &r->parts[i];
+
+		bind_init(&x);
+		b_u64(&x, &r->summary.job);
+		b_str(&x, p->layer, 0);
+		b_str(&x, p->component, 0);
+		b_u64(&x, &p->read_bytes);
+		b_u64(&x, &p->write_bytes);
+		b_u64(&x, &p->ops);
+		b_f64(&x, &p->share);
+		rc = run(db, ST_PART_INS, &x);
+	}
+	for (size_t i = 0; !rc && i < r->nphases; i++) {
+		const struct bcn_jobdb_phase *p = &r->phases[i];
+		const uint64_t idx = i;
+
+		bind_init(&x);
+		b_u64(&x, &r->summary.job);
+		b_u64(&x, &idx);
+		b_i64(&x, &p->start);
+		b_i64(&x, &p->end);
+		b_u64(&x, &p->read_bytes);
+		b_u64(&x, &p->write_bytes);
+		rc = run(db, ST_PHASE_INS, &x);
+	}
+	for (size_t i = 0; !rc && i < r->nfindings; i++) {
+		const struct bcn_jobdb_finding *f = &r->findings[i];
+
+		bind_init(&x);
+		b_u64(&x, &r->summary.job);
+		b_str(&x, f->code, 0);
+		b_str(&x, f->severity, 0);
+		b_str(&x, f->message, 0);
+		b_str(&x, f->evidence ? f->evidence : "{}", 0);
+		rc = run(db, ST_FINDING_INS, &x);
+	}
+	return rc;
+}
+
+int bcn_jobdb_put_report(struct bcn_jobdb *db, const struct bcn_jobdb_report *r)
+{
+	static const int del[] = { ST_PARTS_DEL, ST_PHASES_DEL, ST_FINDINGS_DEL };
+	struct binds x;
+	int rc;
+
+	if (mysql_autocommit(db->my, 0))
+		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	rc = put_summary(db, &r->summary);
+	for (size_t i = 0; !rc && i < sizeof(del) / sizeof(del[0]); i++) {
+		bind_init(&x);
+		b_u64(&x, &r->summary.job);
+		rc = run(db, del[i], &x);
+	}
+	if (!rc)
+		rc = put_rows(db, r);
+	if (!rc && mysql_commit(db->my))
+		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	if (rc)
+		mysql_rollback(db->my);
+	mysql_autocommit(db->my, 1);
+	return rc;
+}
+
+int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,
+			  struct bcn_jobdb_summary *m)
+{
+	MYSQL_STMT *s = db->st[ST_SUM_GET];
+	int64_t partial = 0;
+	struct binds x, r;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	m->job = job;
+	bind_init(&x);
+	b_u64(&x, &job);
+	if ((rc = run(db, ST_SUM_GET, &x)))
+		return rc;
+	bind_init(&r);
+	b_i64(&r, &m->computed);
+	b_i64(&r, &partial);
+	b_u64(&r, &m->read_bytes);
+	b_u64(&r, &m->write_bytes);
+	b_f64(&r, &m->read_bw_mean);
+	b_f64(&r, &m->read_bw_peak);
+	b_f64(&r, &m->write_bw_mean);
+	b_f64(&r, &m->write_bw_peak);
+	b_f64(&r, &m->iops);
+	b_u64(&r, &m->meta_ops);
+	b_u64(&r, &m->io_nodes);
+	b_u64(&r, &m->io_procs);
+	b_str(&r, m->mode, sizeof(m->mode) - 1);
+	if (mysql_stmt_bind_result(s, r.b))
+		return stmt_fail(db, ST_SUM_GET);
+	rc = mysql_stmt_fetch(s);
+	if (rc == 0 || rc == MYSQL_DATA_TRUNCATED)
+		m->mode[r.len[12] < sizeof(m->mode) - 1 ? r.len[12] :
+			sizeof(m->mode) - 1] = '\0';
+	m->partial = partial != 0;
+	mysql_stmt_free_result(s);
+	if (rc == MYSQL_NO_DATA)
+		return 0;
+	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : stmt_fail(db, ST_SUM_GET);
 }

@@ -141,4 +141,53 @@ typedef int bcn_jobdb_job_fn(void *arg, const struct bcn_job *j,
 int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
 			bcn_jobdb_job_fn *fn, void *arg);
 
+/* The per-job report as beacon-analyzd stores it (docs/jobdb.md). */
+struct bcn_jobdb_summary {
+	uint64_t job;
+	int64_t computed;               /* when, ns */
+	bool partial;                   /* some bound was hit: figures low */
+	uint64_t read_bytes, write_bytes;
+	double read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak;
+	double iops;
+	uint64_t meta_ops, io_nodes, io_procs;
+	char mode[16];                  /* "N-N", "N-1", "N-M", "1-1", ... */
+};
+
+/* The job's part of one component of a layer. */
+struct bcn_jobdb_part {
+	const char *layer;              /* "forward", "ost", "mds", "switch" */
+	const char *component;          /* fwd001, simfs-OST0003, ... */
+	uint64_t read_bytes, write_bytes, ops;
+	double share;                   /* of the component's load, 0..1 */
+};
+
+struct bcn_jobdb_phase {
+	int64_t start, end;
+	uint64_t read_bytes, write_bytes;
+};
+
+struct bcn_jobdb_finding {
+	const char *code, *severity, *message;
+	const char *evidence;           /* the numbers, a JSON object */
+};
+
+struct bcn_jobdb_report {
+	struct bcn_jobdb_summary summary;
+	const struct bcn_jobdb_part *parts;
+	size_t nparts;
+	const struct bcn_jobdb_phase *phases;
+	size_t nphases;
+	const struct bcn_jobdb_finding *findings;
+	size_t nfindings;
+};
+
+/* Replaces the job's report (summary, parts, phases, findings) in one
+ * transaction: a reader sees the old one or the new one. Returns 0 or a
+ * negative code (nothing changed). */
+int bcn_jobdb_put_report(struct bcn_jobdb *db, const struct bcn_jobdb_report *r);
+
+/* The job's summary: 1, 0 when it has none, or a negative code. */
+int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,
+			  struct bcn_jobdb_summary *m);
+
 #endif

@@ -242,6 +242,62 @@ static void test_list(void **state)
 	bcn_jobdb_close(db);
 }
 
+/* A report replaces the previous one whole; the listing sees its mode. */
+static void test_report(void **state)
+{
+	static const struct bcn_jobdb_part parts[] = {
+		{ "forward", "fwd001", 100, 200, 3, 0.25 },
+		{ "ost", "simfs-OST0003", 100, 200, 0, 0.5 },
+	};
+	static const struct bcn_jobdb_phase phases[] = {
+		{ 1000, 2000, 100, 0 }, { 3000, 4000, 0, 200 },
+	};
+	static const struct bcn_jobdb_finding findings[] = {
+		{ "small_requests", "warning", "90% of requests under 64 KiB",
+		  "{\"share\":0.9}" },
+	};
+	struct bcn_jobdb *db = open_db();
+	struct bcn_jobdb_report r = { .parts = parts, .nparts = 2,
+		.phases = phases, .nphases = 2, .findings = findings,
+		.nfindings = 1 };
+	struct bcn_jobdb_summary got;
+
+	(void)state;
+	r.summary.job = 7000;
+	r.summary.computed = 5;
+	r.summary.read_bytes = 100;
+	r.summary.write_bytes = 200;
+	r.summary.read_bw_peak = 1.5e9;
+	snprintf(r.summary.mode, sizeof(r.summary.mode), "N-1");
+	assert_int_equal(bcn_jobdb_put_report(db, &r), 0);
+	assert_int_equal(bcn_jobdb_get_summary(db, 7000, &got), 1);
+	assert_int_equal(got.write_bytes, 200);
+	assert_true(got.read_bw_peak == 1.5e9);
+	assert_string_equal(got.mode, "N-1");
+	assert_false(got.partial);
+	assert_int_equal(mdb_value(&m, "SELECT COUNT(*) FROM beacon.job_layer "
+				   "WHERE job = 7000"), 2);
+	assert_int_equal(mdb_value(&m, "SELECT COUNT(*) FROM beacon.job_phases "
+				   "WHERE job = 7000"), 2);
+	/* again, with fewer rows and partial: replaced, not added to */
+	r.nparts = 1;
+	r.nphases = 0;
+	r.summary.partial = true;
+	r.summary.write_bytes = 250;
+	assert_int_equal(bcn_jobdb_put_report(db, &r), 0);
+	assert_int_equal(bcn_jobdb_get_summary(db, 7000, &got), 1);
+	assert_int_equal(got.write_bytes, 250);
+	assert_true(got.partial);
+	assert_int_equal(mdb_value(&m, "SELECT COUNT(*) FROM beacon.job_layer "
+				   "WHERE job = 7000"), 1);
+	assert_int_equal(mdb_value(&m, "SELECT COUNT(*) FROM beacon.job_phases "
+				   "WHERE job = 7000"), 0);
+	assert_int_equal(mdb_value(&m, "SELECT COUNT(*) FROM beacon.job_findings "
+				   "WHERE job = 7000"), 1);
+	assert_int_equal(bcn_jobdb_get_summary(db, 7001, &got), 0);
+	bcn_jobdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_strings),
 		cmocka_unit_test(test_fwdmap),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_report),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -69,6 +69,28 @@ static inline int mdb_root(struct mdb *m, const char *const *stmts)
 	return rc;
 }
 
+/* The number a one-value query (constant text) gives, as root; -1 on
+ * error. */
+static inline long long mdb_value(struct mdb *m, const char *query)
+{
+	char sock[300];
+	MYSQL *my = mysql_init(NULL);
+	MYSQL_RES *res = NULL;
+	MYSQL_ROW row;
+	long long v = -1;
+
+	snprintf(sock, sizeof(sock), "%s/sock", m->dir);
+	if (my && mysql_real_connect(my, NULL, "root", NULL, NULL, 0, sock, 0) &&
+	    !mysql_query(my, query) && (res = mysql_store_result(my)) &&
+	    (row = mysql_fetch_row(res)) && row[0])
+		v = strtoll(row[0], NULL, 10);
+	if (res)
+		mysql_free_result(res);
+	if (my)
+		mysql_close(my);
+	return v;
+}
+
 /* Starts the server. Returns 0, or -1 (message on stderr). */
 static inline int mdb_start(struct mdb *m)
 {
