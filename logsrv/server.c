@@ -158,6 +158,12 @@ static void conn_close(struct bcn_srv *s, struct bcn_conn *c, const char *why)
 		bcn_complain(&s->close_complaint, BCN_LOG_INFO,
 			     "closing %s (unauthenticated): %s", c->peer, why);
 	preauth_unlink(s, c);
+	/* an event of c later in this batch must not reach freed memory
+	 * (another event can close c: the pre-auth cap on accept, a Redis
+	 * answer that finds its collector gone) */
+	for (int i = s->batch_i + 1; s->batch && i < s->batch_n; i++)
+		if (s->batch[i].data.ptr == c)
+			s->batch[i].data.ptr = NULL;
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	bcn_tls_free(c->tls);
 	close(c->fd);
@@ -752,6 +758,8 @@ static void dispatch(struct bcn_srv *s, struct epoll_event *e, int64_t *last_slo
 	struct bcn_ev *ev = e->data.ptr;
 	struct bcn_conn *c;
 
+	if (!ev)
+		return;         /* its connection was closed earlier in the batch */
 	switch (ev->type) {
 	case BCN_EV_LISTEN:
 		accept_all(s);
@@ -807,8 +815,11 @@ static int loop(struct bcn_srv *s, volatile sig_atomic_t *stop)
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		s->now_ms = bcn_mono_ms();
-		for (int i = 0; i < n; i++)
-			dispatch(s, &evs[i], &last_slow);
+		s->batch = evs;
+		s->batch_n = n;
+		for (s->batch_i = 0; s->batch_i < n; s->batch_i++)
+			dispatch(s, &evs[s->batch_i], &last_slow);
+		s->batch = NULL;
 		bcn_redisq_flush(s->q);
 		flush_dirty(s);
 		if (*stop && !s->draining) {

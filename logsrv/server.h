@@ -16,6 +16,8 @@
 
 enum bcn_ev_type { BCN_EV_LISTEN, BCN_EV_CONN, BCN_EV_REDIS, BCN_EV_TIMER };
 
+struct epoll_event;
+
 struct bcn_srv {
 	const struct bcn_logsrv_config *cfg;
 	struct bcn_logsrv_stats *st;
@@ -33,6 +35,10 @@ struct bcn_srv {
 	struct bcn_auth_key key;
 	bool have_key;
 	struct bcn_tls_ctx *tls;        /* NULL: plain TCP */
+	/* the batch of epoll events being dispatched: a connection closed
+	 * while it is handled loses its later events in it (conn_close) */
+	struct epoll_event *batch;
+	int batch_n, batch_i;
 	bool paused;                    /* pending_max reached */
 	bool draining;
 	bool accept_off;                /* listener out of epoll (no fds) */

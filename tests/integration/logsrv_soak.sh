@@ -33,6 +33,11 @@ printf 'store_dir = %s\n' "$T/store" > "$T/store.conf"
 # 4 KiB, and 64 MiB for the program, its Redis and SQLite clients.
 PENDING_MB=16 FLUSH_MB=16 FRAME_MB=1
 BOUND_KB=$(( (2 * PENDING_MB + FLUSH_MB + 16 * FRAME_MB + 2 + 64) * 1024 ))
+# Under AddressSanitizer the allocator's quarantine and shadow memory, not
+# the server, set the resident size: the bound is checked in plain builds
+# (tests/run runs this test in both).
+SANITIZED=0
+ldd "$BCN_BUILD/logsrv/beacon-logsrv" 2>/dev/null | grep -q libasan && SANITIZED=1
 LOGSRV_EXTRA="--pending-max ${PENDING_MB}M --flush-bytes ${FLUSH_MB}M --max-frame ${FRAME_MB}M --max-preauth 512 --handshake-timeout 2s"
 . "$BCN_SRC/tests/lib/delivery.sh"
 PACE_MS=$PACE
@@ -98,9 +103,10 @@ touch "$T/stop"
 wait $ATTACK 2>/dev/null || true
 ATTACK=
 sleep 1.2       # the last statistics reach Redis
-python3 - "$T" "$BOUND_KB" "$SOAK" <<PY || fail "soak figures"
+python3 - "$T" "$BOUND_KB" "$SOAK" "$SANITIZED" <<PY || fail "soak figures"
 import glob, json, sys
 t, bound, soak = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sanitized = sys.argv[4] == "1"
 def lines(name):
     try:
         return [json.loads(l) for l in open("%s/%s" % (t, name)) if l.startswith("{")]
@@ -132,6 +138,7 @@ fig = {
     "mac_failures": s1["mac"] + s2["mac"],
     "auth_failures": s1["auth"] + s2["auth"],
     "peak_rss_kb": peak, "rss_bound_kb": bound,
+    "rss_bound_checked": not sanitized,
 }
 print(json.dumps(fig))
 bad = []
@@ -145,7 +152,7 @@ if not bomb or fig["bomb_frames_rejected"] < 4 * len(bomb) * 0.5:
     bad.append("bomb frames not rejected")
 if fig["mac_failures"] < 1 or fig["auth_failures"] < 1:
     bad.append("attacks not counted")
-if not 0 < peak <= bound:
+if peak <= 0 or (peak > bound and not sanitized):
     bad.append("peak memory %d kB over the bound %d kB" % (peak, bound))
 if bad:
     raise SystemExit("; ".join(bad))
