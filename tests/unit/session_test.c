@@ -506,6 +506,49 @@ static void test_drop_pinned(void **state)
 
 /* ---- resends ---- */
 
+/* An ACK without its MAC (as an on-path forger sends it, right
+ * checksum and all) ends the connection and acknowledges nothing; the
+ * frame is resent on the next connection and acknowledged there. */
+static void test_forged_ack(void **state)
+{
+	struct bcn_session_conf c = conf(4, 1 << 16);
+	struct bcn_session_frame *dead;
+	struct bcn_session_stats st;
+	struct bcn_session s;
+	struct peer p;
+
+	(void)state;
+	peer_init(&p, &key);
+	assert_int_equal(bcn_session_init(&s, &c), 0);
+	handshake(&s, &p, T0);
+	submit(&s, 3);
+	pump_out(&s, &p, T0, 0, 100);
+	assert_int_equal(p.nseen, 1);
+	assert_int_equal(bcn_frame_ack_encode(FIRST, BCN_ACK_STORED, "logsrv",
+					      &p.out), 0);
+	assert_int_equal(deliver(&s, &p, T0, NULL), -EBADMSG);
+	bcn_session_stats(&s, &st);
+	assert_int_equal(st.acked_frames, 0);
+	assert_int_equal(st.queued_frames, 1);
+	bcn_session_disconnected(&s, &dead);
+	assert_null(dead);
+	peer_free(&p);
+	peer_init(&p, &key);
+	handshake(&s, &p, T0 + 100);
+	pump_out(&s, &p, T0 + 100, 0, 100);
+	assert_int_equal(p.nseen, 1);
+	assert_int_equal(p.seen[0], FIRST);
+	ack(&p, FIRST, BCN_ACK_STORED);
+	assert_int_equal(deliver(&s, &p, T0 + 100, NULL), 0);
+	bcn_session_stats(&s, &st);
+	assert_int_equal(st.acked_frames, 1);
+	assert_int_equal(st.acked_records, 3);
+	assert_int_equal(st.queued_frames, 0);
+	check_balance(&s);
+	bcn_session_fini(&s);
+	peer_free(&p);
+}
+
 static void test_resend(void **state)
 {
 	struct bcn_session_conf c = conf(4, 1 << 16);
@@ -641,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_queue_full),
 		cmocka_unit_test(test_drop_pinned),
 		cmocka_unit_test(test_resend),
+		cmocka_unit_test(test_forged_ack),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_ack_timeout),
 	};
