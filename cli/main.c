@@ -20,6 +20,7 @@ static const struct bcn_command commands[] = {
 	{ "import-map", bcn_cmd_import_map,
 	  "store compute-to-forwarding map files in the job database" },
 	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
+	{ "job", bcn_cmd_job, "the I/O report of one job" },
 };
 
 static void usage(FILE *out)

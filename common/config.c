@@ -1365,7 +1365,7 @@ static bool key_char(char c)
  * does not start with prefix: such lines belong to another part. */
 static bool foreign_line(const char *p, size_t n, const char *prefix)
 {
-	size_t i = 0, k, pl = strlen(prefix);
+	size_t i = 0, k, pl;
 
 	while (i < n && (p[i] == ' ' || p[i] == '\t'))
 		i++;
@@ -1373,8 +1373,15 @@ static bool foreign_line(const char *p, size_t n, const char *prefix)
 		;
 	if (k == i || k - i > BCN_CFG_KEY_MAX)
 		return false;
-	if (k - i >= pl && memcmp(p + i, prefix, pl) == 0)
-		return false;
+	/* prefix is one prefix or several separated by commas */
+	for (const char *q = prefix; *q; ) {
+		const char *c = strchr(q, ',');
+
+		pl = c ? (size_t)(c - q) : strlen(q);
+		if (pl && k - i >= pl && memcmp(p + i, q, pl) == 0)
+			return false;
+		q += pl + (c ? 1 : 0);
+	}
 	while (k < n && (p[k] == ' ' || p[k] == '\t'))
 		k++;
 	return k < n && p[k] == '=';

@@ -111,7 +111,8 @@ int bcn_config_parse(const struct bcn_config_opt *tab, void *obj,
 		     char *err, size_t errlen);
 
 /* As bcn_config_parse, but only the lines "key = ..." whose key starts
- * with prefix are read: a program's file holds another part's keys too
+ * with prefix (or one of several, separated by commas: "store_,jobdb_")
+ * are read: a program's file holds another part's keys too
  * (the store_* or jobdb_* keys of any beacon configuration). Other lines
  * are skipped whole, line numbers kept. */
 int bcn_config_parse_prefix(const struct bcn_config_opt *tab, void *obj,

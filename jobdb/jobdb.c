@@ -29,7 +29,8 @@ enum {
 	ST_JOB_UPSERT, ST_STEP_UPSERT, ST_NODES_DEL, ST_NODE_INS,
 	ST_MAP_UPSERT, ST_MAPNODE_UPSERT, ST_FWD_OF, ST_JOBS_ON, ST_JOB_GET,
 	ST_LIST, ST_SUM_UPSERT, ST_PARTS_DEL, ST_PART_INS, ST_PHASES_DEL,
-	ST_PHASE_INS, ST_FINDINGS_DEL, ST_FINDING_INS, ST_SUM_GET, ST_MAX
+	ST_PHASE_INS, ST_FINDINGS_DEL, ST_FINDING_INS, ST_SUM_GET, ST_FWD_MAP,
+	ST_DUE, ST_RUNNING, ST_MAX
 };
 
 #define JOB_COLS "id, array_job, array_task, user, uid, account, `partition`," \
@@ -101,6 +102,13 @@ static const char *const sql[ST_MAX] = {
 	[ST_SUM_GET] = "SELECT computed_ns, partial, read_bytes, write_bytes,"
 		" read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak, iops,"
 		" meta_ops, io_nodes, io_procs, mode FROM job_summary WHERE job = ?",
+	[ST_FWD_MAP] = "SELECT node, fwd FROM fwdmap_nodes WHERE from_ns <= ?"
+		" AND to_ns > ? ORDER BY node, from_ns DESC",
+	[ST_DUE] = "SELECT id FROM jobs LEFT JOIN job_summary s ON s.job = jobs.id"
+		" WHERE end_ns > 0 AND end_ns <= ? AND (s.job IS NULL OR"
+		" s.computed_ns < end_ns + ?) ORDER BY end_ns, id LIMIT ?",
+	[ST_RUNNING] = "SELECT id FROM jobs WHERE start_ns > 0 AND end_ns = 0"
+		" AND state = 'RUNNING' ORDER BY start_ns DESC LIMIT ?",
 };
 
 /* The strings of a job read back. */
@@ -644,6 +652,71 @@ int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
 	b_i64(&x, &t);
 	b_i64(&x, &t);
 	rc = query_str(db, ST_JOBS_ON, &x, buf, sizeof(buf), take_id, &d);
+	return rc < 0 ? rc : (int)d.n;
+}
+
+int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
+		      void *arg)
+{
+	MYSQL_STMT *s = db->st[ST_FWD_MAP];
+	char node[STR_CAP], fwd[STR_CAP], last[STR_CAP] = "";
+	struct binds x, r;
+	int rows = 0, rc, stop = 0;
+
+	bind_init(&x);
+	b_i64(&x, &t);
+	b_i64(&x, &t);
+	if ((rc = run(db, ST_FWD_MAP, &x)))
+		return rc;
+	bind_init(&r);
+	b_str(&r, node, sizeof(node) - 1);
+	b_str(&r, fwd, sizeof(fwd) - 1);
+	if (mysql_stmt_bind_result(s, r.b))
+		return stmt_fail(db, ST_FWD_MAP);
+	while (!stop && ((rc = mysql_stmt_fetch(s)) == 0 ||
+			 rc == MYSQL_DATA_TRUNCATED)) {
+		node[r.len[0] < sizeof(node) - 1 ? r.len[0] : sizeof(node) - 1] = 0;
+		fwd[r.len[1] < sizeof(fwd) - 1 ? r.len[1] : sizeof(fwd) - 1] = 0;
+		if (!strcmp(node, last))
+			continue;       /* the newest entry of a node wins */
+		snprintf(last, sizeof(last), "%s", node);
+		rows++;
+		stop = fn(arg, node, fwd);
+	}
+	mysql_stmt_free_result(s);
+	if (stop)
+		return stop;
+	return rc == MYSQL_NO_DATA ? rows : stmt_fail(db, ST_FWD_MAP);
+}
+
+int bcn_jobdb_reports_due(struct bcn_jobdb *db, int64_t ended_before,
+			  int64_t settle_ns, uint64_t *ids, size_t max)
+{
+	struct ids d = { ids, 0, max };
+	uint64_t lim = max;
+	char buf[32];
+	struct binds x;
+	int rc;
+
+	bind_init(&x);
+	b_i64(&x, &ended_before);
+	b_i64(&x, &settle_ns);
+	b_u64(&x, &lim);
+	rc = query_str(db, ST_DUE, &x, buf, sizeof(buf), take_id, &d);
+	return rc < 0 ? rc : (int)d.n;
+}
+
+int bcn_jobdb_running(struct bcn_jobdb *db, uint64_t *ids, size_t max)
+{
+	struct ids d = { ids, 0, max };
+	uint64_t lim = max;
+	char buf[32];
+	struct binds x;
+	int rc;
+
+	bind_init(&x);
+	b_u64(&x, &lim);
+	rc = query_str(db, ST_RUNNING, &x, buf, sizeof(buf), take_id, &d);
 	return rc < 0 ? rc : (int)d.n;
 }
 

@@ -101,6 +101,23 @@ int bcn_jobdb_add_fwdmap(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e)
 int bcn_jobdb_fwd_of(struct bcn_jobdb *db, const char *node, int64_t t,
 		     char *fwd, size_t n);
 
+/* Calls fn(arg, node, fwd) for every compute node the map gives a
+ * forwarding node at time t; fn's non-zero return stops and is returned.
+ * Returns the number of nodes, fn's value or a negative code. */
+typedef int bcn_jobdb_map_fn(void *arg, const char *node, const char *fwd);
+int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
+		      void *arg);
+
+/* Jobs whose report is due, at most max ids into ids, oldest end first:
+ * ended at or before ended_before without a report computed at or after
+ * their end plus settle_ns. Returns how many, or a negative code. */
+int bcn_jobdb_reports_due(struct bcn_jobdb *db, int64_t ended_before,
+			  int64_t settle_ns, uint64_t *ids, size_t max);
+
+/* Jobs running now (started, no end), at most max ids, most recent
+ * start first. Returns how many, or a negative code. */
+int bcn_jobdb_running(struct bcn_jobdb *db, uint64_t *ids, size_t max);
+
 /* The ids of the jobs that ran on node at time t (started at or before t,
  * not ended before it; a job without an end is running), at most max of
  * them into ids. Returns how many, or a negative code. */

@@ -128,6 +128,20 @@ static void report(struct bcn_sim_scale *x, struct bcn_sim *s,
 /* Scale mode: connects every collector (at most CONNECT_NS), then each
  * tick at its end sends the tick's records; at the end, waits for the
  * acknowledgements (at most DRAIN_NS). Progress lines on stdout. */
+/* Fast pace: pumps until every frame sent so far is acknowledged (or
+ * dropped), so the next tick goes out as soon as the servers keep up. */
+static int pump_acked(struct bcn_sim_wire *w)
+{
+	struct bcn_sim_wire_stats st;
+	int rc;
+
+	do {
+		rc = bcn_sim_wire_pump(w, bcn_sim_wire_now() + 20000000LL);
+		bcn_sim_wire_stats(w, &st);
+	} while (!rc && !stop && st.queued_frames);
+	return rc;
+}
+
 static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -135,6 +149,9 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	struct bcn_sim_wire *w;
 	struct bcn_sim_wire_stats st;
 	int64_t tick = conf->tick_ms * 1000000LL, next, until, reported;
+	/* an epoch given: history, sent as fast as it is acknowledged */
+	bool fast = conf->epoch_s != 0;
+	uint64_t ticks = conf->ticks ? conf->ticks : conf->until;
 	uint64_t late = 0;
 	char err[256] = "";
 	int rc;
@@ -146,10 +163,12 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 		BCN_ERR("sim: scale mode: %s", err[0] ? err : bcn_strerror(rc));
 		return rc;
 	}
+	bcn_sim_truth_on(s, false);
 	while (!stop && bcn_sim_ticks(s) < conf->warmup) {
 		bcn_sim_tick(s);
 		bcn_sim_scale_skip(x);
 	}
+	bcn_sim_truth_on(s, true);
 	w = bcn_sim_scale_wire(x);
 	until = bcn_sim_wire_now() + CONNECT_NS;
 	do {
@@ -161,12 +180,16 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	bcn_sim_rebase(s);
 	next = reported = bcn_sim_wire_now();
 	while (!rc && !stop &&
-	       (!conf->ticks || bcn_sim_ticks(s) < conf->warmup + conf->ticks)) {
-		next += tick;
-		rc = bcn_sim_wire_pump(w, next);
+	       (!ticks || bcn_sim_ticks(s) < conf->warmup + ticks)) {
+		if (fast) {
+			rc = pump_acked(w);
+		} else {
+			next += tick;
+			rc = bcn_sim_wire_pump(w, next);
+		}
 		if (rc || stop)
 			break;
-		if (bcn_sim_wire_now() > next + tick / 2)
+		if (!fast && bcn_sim_wire_now() > next + tick / 2)
 			late++;
 		bcn_sim_tick(s);
 		rc = bcn_sim_scale_send(x);

@@ -284,6 +284,8 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 	s->nmdt = conf->mds;
 	s->next_id = 1000 + conf->seed % 1000 * 1000;
 	bcn_buf_init(&s->done, BCN_SIM_FILE_MAX);
+	bcn_buf_init(&s->jtruth, BCN_SIM_FILE_MAX);
+	s->truth_on = true;
 	bcn_buf_init(&s->scratch, BCN_SIM_FILE_MAX);
 	if (s->nost > BCN_SIM_OSTS_MAX) {
 		snprintf(err, errlen, "%" PRIu64 " OSTs: at most %d", s->nost,
@@ -440,6 +442,9 @@ void bcn_sim_free(struct bcn_sim *s)
 
 	if (!s)
 		return;
+	for (i = 0; s->jobs && i < s->njobs; i++)
+		free(s->jobs[i].tr_bits);
+	bcn_buf_free(&s->jtruth);
 	for (i = 0; s->ost && i < s->nost; i++)
 		free(s->ost[i].jobs);
 	for (i = 0; s->mdt && i < s->nmdt; i++)
@@ -499,6 +504,11 @@ uint64_t bcn_sim_ticks(const struct bcn_sim *s)
 void bcn_sim_totals(const struct bcn_sim *s, struct bcn_sim_totals *t)
 {
 	*t = s->tot;
+}
+
+void bcn_sim_truth_on(struct bcn_sim *s, bool on)
+{
+	s->truth_on = on;
 }
 
 int bcn_sim_write_jobs(struct bcn_sim *s)

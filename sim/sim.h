@@ -112,6 +112,10 @@ int bcn_sim_write(struct bcn_sim *s);
  * everything else). Returns 0 or a negative errno. */
 int bcn_sim_write_jobs(struct bcn_sim *s);
 
+/* Whether the ticks from now on count in the jobs' ground truth (the
+ * scale mode's warm-up ticks send no records, so they do not). */
+void bcn_sim_truth_on(struct bcn_sim *s, bool on);
+
 /* With epoch 0 (now), moves the simulated clock so that the next tick
  * starts at the present (scale mode, after its connections are up). */
 void bcn_sim_rebase(struct bcn_sim *s);

@@ -46,6 +46,10 @@ struct bcn_sim_job {
 					 * (an injected process) */
 	uint64_t served;                /* bytes the OSTs served it, tick */
 	int phase;                      /* enum bcn_sim_phase, this tick */
+	/* ground truth of the ticks whose records are sent (sim_truth.c) */
+	uint64_t tr_read, tr_write;     /* bytes its nodes moved */
+	uint64_t *tr_bits;              /* forwarding nodes, OSTs, job nodes
+					 * that moved bytes */
 };
 
 /* Counters of one job on one target. */
@@ -156,9 +160,13 @@ struct bcn_sim {
 	void *client_arg;
 	uint64_t *lwfs_off;             /* offset in the phase's file */
 	struct bcn_buf done;            /* sacct lines of ended jobs */
+	struct bcn_buf jtruth;          /* truth lines of ended jobs */
+	bool truth_on;                  /* this tick's records are sent */
 	struct bcn_buf scratch;
 	struct bcn_sim_totals tot;
 };
+
+#define NM_RATIO 8              /* N-M: one file per this many nodes */
 
 /* SplitMix64: the simulator's only source of randomness. */
 static inline uint64_t bcn_sim_rand(uint64_t *x)
@@ -177,6 +185,18 @@ static inline uint64_t bcn_sim_hash2(uint64_t a, uint64_t b)
 
 	return bcn_sim_rand(&x);
 }
+
+/* Ground truth per job (sim_truth.c): the bytes node i of job j moved
+ * this tick (its share of what the OSTs served the job; 0 for the idle
+ * nodes of a 1-1 job); the accounting of a tick; an OST that served j;
+ * the truth line of a job that ended (its bits freed); the lines of the
+ * jobs still running into out. */
+uint64_t bcn_sim_node_share(const struct bcn_sim *s,
+			    const struct bcn_sim_job *j, uint64_t i);
+void bcn_sim_truth_tick(struct bcn_sim *s);
+void bcn_sim_truth_ost(struct bcn_sim *s, struct bcn_sim_job *j, uint64_t ost);
+void bcn_sim_truth_end(struct bcn_sim *s, struct bcn_sim_job *j);
+int bcn_sim_truth_jobs(struct bcn_sim *s, struct bcn_buf *out);
 
 /* Model (sim_model.c): one tick of jobs and targets. */
 void bcn_sim_model_tick(struct bcn_sim *s);

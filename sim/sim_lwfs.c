@@ -78,7 +78,7 @@ static void node_ops(struct bcn_sim *s, const struct bcn_sim_job *j,
 		     uint64_t i, bcn_sim_client_fn *fn, void *arg)
 {
 	uint64_t node = j->first + i;
-	uint64_t asked = bcn_sim_node_bytes(s, j, i), bytes, n, k, rpc;
+	uint64_t bytes = bcn_sim_node_share(s, j, i), n, k, rpc;
 	int64_t ps = phase_start(s, j), t0 = s->epoch_ns +
 		     (int64_t)((double)s->tick * s->tick_s * 1e9);
 	int64_t span = (int64_t)(s->tick_s * 1e9);
@@ -91,12 +91,11 @@ static void node_ops(struct bcn_sim *s, const struct bcn_sim_job *j,
 	int len;
 
 	rpc = s->c.rpc_bytes;
-	bytes = j->asked ? (uint64_t)((unsigned __int128)j->served * asked /
-				      j->asked) : 0;
 	len = snprintf(path, sizeof(path), "/%s/%s/%s.%" PRIu64 "/%s.%"
 		       PRIu64, s->c.fsname, j->user, j->name, j->id,
 		       op.write ? "ckpt" : "input",
-		       j->mode == BCN_SIM_N1 ? 0 : i);
+		       j->mode == BCN_SIM_N1 ? 0 : j->mode == BCN_SIM_NM ?
+		       i % (j->nodes / NM_RATIO ? j->nodes / NM_RATIO : 1) : i);
 	op.path = path;
 	op.path_len = len > 0 && (size_t)len < sizeof(path) ? (size_t)len : 0;
 	if (s->tick == ps) {
@@ -165,7 +164,8 @@ void bcn_sim_client_ops(struct bcn_sim *s, uint64_t nodes,
 		    (j->phase != BCN_SIM_P_READ && j->phase != BCN_SIM_P_WRITE))
 			continue;
 		for (i = 0; i < j->nodes && j->first + i < nodes; i++)
-			node_ops(s, j, i, fn, arg);
+			if (j->mode != BCN_SIM_11 || i == 0)
+				node_ops(s, j, i, fn, arg);
 	}
 }
 

@@ -17,7 +17,6 @@
 #include "sim/sim_int.h"
 
 #define GROW_MIN 8
-#define NM_RATIO 8              /* N-M: one file per this many nodes */
 #define RANDOM_RUNTIME_MIN 300
 #define RANDOM_RUNTIME_MAX 3600
 
@@ -196,6 +195,7 @@ static void finish(struct bcn_sim *s)
 		if (j->state == BCN_SIM_RUNNING && s->tick + 1 >= j->end) {
 			j->state = BCN_SIM_DONE;
 			j->end = s->tick + 1;
+			bcn_sim_truth_end(s, j);
 			if (!j->pinned)
 				memset(s->busy + j->first, 0, j->nodes);
 			if (bcn_sim_sacct_line(s, j, &s->done))
@@ -374,6 +374,7 @@ static void serve(struct bcn_sim *s, struct bcn_sim_job *j,
 	if (!all)
 		return;
 	j->served += bcn_sim_osc_serve(s, j, ost, write, bytes, all, nd);
+	bcn_sim_truth_ost(s, j, ost);
 	add_bulk(&t->o, write, all, s->c.rpc_bytes);
 	jc = jctr(t, j->id);
 	if (jc) {
@@ -494,6 +495,7 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 	metadata(s);
 	bcn_sim_fwd_lines(s);
 	bcn_sim_lwfs_lines(s);
+	bcn_sim_truth_tick(s);
 	bcn_sim_ib_tick(s);
 	finish(s);
 	s->tick++;

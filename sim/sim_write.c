@@ -305,6 +305,8 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 			 "\"factor\":%.6g", in->ost + 1, in->factor);
 		rc = truth_line(s, in, "cache_thrash", f);
 	}
+	if (!rc)
+		rc = bcn_sim_truth_jobs(s, &s->scratch);
 	if (rc)
 		return rc;
 	snprintf(path, sizeof(path), "%s", s->c.truth);

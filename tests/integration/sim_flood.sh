@@ -35,7 +35,7 @@ bcn_sim_states 2 $((2 + TICKS - 1))
 	"$((TICKS - 1))" <<'PYEOF' || fail "records"
 import json, sys
 got = json.load(open(sys.argv[1]))
-truth = [json.loads(l) for l in open(sys.argv[2])]
+truth = [d for d in map(json.loads, open(sys.argv[2])) if d["kind"] != "job"]
 sacct = [l.split("|") for l in open(sys.argv[3]).read().splitlines()[1:]]
 n = int(sys.argv[4])
 if not (len(truth) == 1 and truth[0]["kind"] == "n1_flood" and \

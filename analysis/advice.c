@@ -1,0 +1,275 @@
+/* Advice rules over a computed report (advice.h, docs/advice.md). Each
+ * rule is a function that may add one finding; the table below is the
+ * list of rules, in the order findings are shown. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/advice.h"
+#include "analysis/report.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+void bcn_advice_config_defaults(struct bcn_advice_config *c)
+{
+	c->n1_min_nodes = 4;
+	c->n1_min_osts = 4;
+	c->small_bytes = 64 * 1024;
+	c->small_min_ops = 10000;
+	c->small_pct = 50;
+	c->meta_min_ops = 100000;
+	c->meta_per_gib = 10000;
+	c->one_rank_min_nodes = 2;
+	c->min_bytes = 1ull << 30;
+	c->imbalance_pct = 200;
+	c->backend_pct = 200;
+	c->neighbour_pct = 25;
+	c->neighbour_min_bytes = 1ull << 30;
+}
+
+/* Adds a finding; the message and evidence are formats. */
+static struct bcn_advice_finding *add(struct bcn_report *r, const char *code,
+				      const char *severity)
+{
+	struct bcn_advice_finding *f;
+
+	if (!r->findings) {
+		r->findings = calloc(BCN_ADVICE_MAX, sizeof(*r->findings));
+		if (!r->findings)
+			return NULL;
+	}
+	if (r->nfindings == BCN_ADVICE_MAX)
+		return NULL;
+	f = &r->findings[r->nfindings++];
+	snprintf(f->code, sizeof(f->code), "%s", code);
+	snprintf(f->severity, sizeof(f->severity), "%s", severity);
+	return f;
+}
+
+static uint64_t count_layer(const struct bcn_report *r, const char *layer,
+			    uint64_t *max, uint64_t *sum, const char **busiest)
+{
+	uint64_t n = 0;
+
+	*max = *sum = 0;
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		uint64_t b = p->read_bytes + p->write_bytes;
+
+		if (strcmp(p->layer, layer))
+			continue;
+		n++;
+		*sum += b;
+		if (b >= *max) {
+			*max = b;
+			*busiest = p->component;
+		}
+	}
+	return n;
+}
+
+static int no_io(struct bcn_report *r, const struct bcn_advice_config *c)
+{
+	struct bcn_advice_finding *f;
+
+	(void)c;
+	if (r->read_bytes || r->write_bytes || r->meta_ops || r->records)
+		return 0;
+	if (!(f = add(r, "no_io", "info")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "no I/O of this job reached "
+		 "beacon: it did none, or its nodes' collectors were not "
+		 "running");
+	snprintf(f->evidence, sizeof(f->evidence), "{\"records\":0}");
+	return 0;
+}
+
+static int n1_few_osts(struct bcn_report *r, const struct bcn_advice_config *c)
+{
+	uint64_t max, sum, n;
+	const char *b = "";
+	struct bcn_advice_finding *f;
+
+	n = count_layer(r, "ost", &max, &sum, &b);
+	if (strcmp(r->mode, "N-1") || !r->write_bytes ||
+	    r->io_nodes < c->n1_min_nodes || n >= c->n1_min_osts)
+		return 0;
+	if (!(f = add(r, "n1_few_osts", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%" PRIu64 " nodes share one "
+		 "file on %" PRIu64 " OST%s: stripe it wider (lfs setstripe -c "
+		 "-1 or a count near the node count) or write a file per node",
+		 r->io_nodes, n, n == 1 ? "" : "s");
+	snprintf(f->evidence, sizeof(f->evidence), "{\"io_nodes\":%" PRIu64
+		 ",\"osts\":%" PRIu64 ",\"threshold\":%" PRIu64 "}",
+		 r->io_nodes, n, c->n1_min_osts);
+	return 0;
+}
+
+static int small_requests(struct bcn_report *r,
+			  const struct bcn_advice_config *c)
+{
+	uint64_t ops = r->read_ops + r->write_ops, small = 0;
+	struct bcn_advice_finding *f;
+
+	for (unsigned b = 0; b < BCN_HIST_BUCKETS; b++)
+		if ((1ull << (b + 1)) <= c->small_bytes)
+			small += r->size_hist[b];
+	if (ops < c->small_min_ops || small * 100 < ops * c->small_pct)
+		return 0;
+	if (!(f = add(r, "small_requests", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%.0f%% of %" PRIu64 " reads "
+		 "and writes are smaller than %" PRIu64 " bytes: buffer them "
+		 "(collective I/O, a bigger transfer size)",
+		 100.0 * (double)small / (double)ops, ops, c->small_bytes);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"ops\":%" PRIu64
+		 ",\"small_ops\":%" PRIu64 ",\"small_bytes\":%" PRIu64 "}",
+		 ops, small, c->small_bytes);
+	return 0;
+}
+
+static int metadata_heavy(struct bcn_report *r,
+			  const struct bcn_advice_config *c)
+{
+	double gib = (double)(r->read_bytes + r->write_bytes) / GIB;
+	struct bcn_advice_finding *f;
+
+	if (r->meta_ops < c->meta_min_ops ||
+	    (double)r->meta_ops < gib * (double)c->meta_per_gib)
+		return 0;
+	if (!(f = add(r, "metadata_heavy", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%" PRIu64 " metadata "
+		 "operations for %.2f GiB of data: keep small files and "
+		 "per-step stats on node-local storage or in fewer files",
+		 r->meta_ops, gib);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"meta_ops\":%" PRIu64
+		 ",\"bytes\":%" PRIu64 ",\"meta_rate_io\":%.1f}", r->meta_ops,
+		 r->read_bytes + r->write_bytes, r->meta_rate_io);
+	return 0;
+}
+
+static int one_process_io(struct bcn_report *r,
+			  const struct bcn_advice_config *c)
+{
+	uint64_t bytes = r->read_bytes + r->write_bytes;
+	struct bcn_advice_finding *f;
+
+	if (r->io_procs != 1 || r->nnodes < c->one_rank_min_nodes ||
+	    bytes < c->min_bytes)
+		return 0;
+	if (!(f = add(r, "one_process_io", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "one process did all %.2f GiB "
+		 "of I/O for %" PRIu64 " nodes: spread it (MPI-IO collective "
+		 "buffering, one writer per node)", (double)bytes / GIB,
+		 r->nnodes);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"io_procs\":1,\"nnodes\":%"
+		 PRIu64 ",\"bytes\":%" PRIu64 "}", r->nnodes, bytes);
+	return 0;
+}
+
+static int imbalance(struct bcn_report *r, const struct bcn_advice_config *c,
+		     const char *layer, const char *code, const char *what)
+{
+	uint64_t max, sum, n;
+	const char *b = "";
+	struct bcn_advice_finding *f;
+
+	n = count_layer(r, layer, &max, &sum, &b);
+	if (n < 2 || sum < c->min_bytes ||
+	    (unsigned __int128)max * n * 100 <
+	    (unsigned __int128)sum * c->imbalance_pct)
+		return 0;
+	if (!(f = add(r, code, "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%s %.64s carried %.1fx the "
+		 "mean of the job's %" PRIu64 " %ss: the job waits for it",
+		 what, b, (double)max * (double)n / (double)sum, n, what);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"busiest\":\"%.200s\","
+		 "\"bytes\":%" PRIu64 ",\"mean\":%" PRIu64 ",\"count\":%"
+		 PRIu64 "}", b, max, sum / n, n);
+	return 0;
+}
+
+static int backend_reads(struct bcn_report *r,
+			 const struct bcn_advice_config *c)
+{
+	uint64_t ost = 0;
+	struct bcn_advice_finding *f;
+
+	for (size_t i = 0; i < r->nparts; i++)
+		if (!strcmp(r->parts[i].layer, "ost"))
+			ost += r->parts[i].read_bytes;
+	if (ost < c->min_bytes ||
+	    (unsigned __int128)ost * 100 <
+	    (unsigned __int128)r->read_bytes * c->backend_pct)
+		return 0;
+	if (!(f = add(r, "backend_reads", "critical")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "the OSTs read %.2f GiB for "
+		 "the job's %.2f GiB: its forwarding nodes' cache thrashes or "
+		 "it rereads; tell the administrators", (double)ost / GIB,
+		 (double)r->read_bytes / GIB);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"ost_read_bytes\":%"
+		 PRIu64 ",\"read_bytes\":%" PRIu64 "}", ost, r->read_bytes);
+	return 0;
+}
+
+static int heavy_neighbour(struct bcn_report *r,
+			   const struct bcn_advice_config *c)
+{
+	struct bcn_advice_finding *f;
+
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		uint64_t job = p->read_bytes + p->write_bytes;
+		uint64_t all = p->total_read + p->total_write;
+
+		if (strcmp(p->layer, "forward") || all <= job ||
+		    all - job < c->neighbour_min_bytes ||
+		    job * 100 >= all * c->neighbour_pct)
+			continue;
+		if (!(f = add(r, "heavy_neighbour", "info")))
+			return -ENOMEM;
+		snprintf(f->message, sizeof(f->message), "forwarding node %.64s "
+			 "moved %.2f GiB for other jobs and %.2f GiB for this "
+			 "one: its slowness may be theirs", p->component,
+			 (double)(all - job) / GIB, (double)job / GIB);
+		snprintf(f->evidence, sizeof(f->evidence), "{\"node\":"
+			 "\"%.200s\",\"job_bytes\":%" PRIu64 ",\"node_bytes\":%"
+			 PRIu64 ",\"share\":%.4f}", p->component, job, all,
+			 p->share);
+		break;
+	}
+	return 0;
+}
+
+static int ost_imbalance(struct bcn_report *r, const struct bcn_advice_config *c)
+{
+	return imbalance(r, c, "ost", "ost_imbalance", "OST");
+}
+
+static int fwd_imbalance(struct bcn_report *r, const struct bcn_advice_config *c)
+{
+	return imbalance(r, c, "forward", "fwd_imbalance", "forwarding node");
+}
+
+static int (*const rules[])(struct bcn_report *,
+			    const struct bcn_advice_config *) = {
+	no_io, n1_few_osts, small_requests, metadata_heavy, one_process_io,
+	ost_imbalance, fwd_imbalance, backend_reads, heavy_neighbour,
+};
+
+int bcn_advice_run(struct bcn_report *r, const struct bcn_advice_config *c)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(rules) / sizeof(rules[0]); i++)
+		rc = rules[i](r, c);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/* The report cache (docs/report.md): rendered per-job reports (their
+ * JSON) in Redis under PREFIX<job id>, with a time to live. beacon-analyzd
+ * fills it when it computes a report, `beacon job` and the web service
+ * read it; beacon-logsrv deletes a job's entry when records of that job
+ * reach the store late (its report_cache_prefix key), so a cached report
+ * is never older than the records it was computed from. */
+#ifndef BCN_CACHE_H
+#define BCN_CACHE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/config.h"
+
+#define BCN_CACHE_PREFIX_MAX 64
+
+struct bcn_cache_config {
+	char host[256];                 /* "": no cache */
+	uint64_t port;
+	char password_file[PATH_MAX];
+	char prefix[BCN_CACHE_PREFIX_MAX];
+	int64_t ttl_ms;
+	int64_t timeout_ms;
+};
+
+#define BCN_CACHE_CONFIG_OPTIONS(type, m) \
+	{ "cache_host", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.host), \
+	  .help = "Redis host of the report cache; empty: no cache." }, \
+	{ "cache_port", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.port), \
+	  .min = 1, .max = 65535, .def = "6379", \
+	  .help = "Redis port of the report cache." }, \
+	{ "cache_password_file", BCN_CFG_PATH, \
+	  BCN_CFG_MEMBER(type, m.password_file), \
+	  .help = "File holding the cache Redis's password; empty: none." }, \
+	{ "cache_prefix", BCN_CFG_STRING, BCN_CFG_MEMBER(type, m.prefix), \
+	  .min = 1, .def = "beacon:report:", \
+	  .help = "Key prefix of cached reports (the log servers' " \
+		  "report_cache_prefix)." }, \
+	{ "cache_ttl", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.ttl_ms), \
+	  .min = 1000, .max = 31536000000ll, .def = "1d", \
+	  .help = "How long a cached report lives." }, \
+	{ "cache_timeout", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.timeout_ms), \
+	  .min = 10, .max = 60000, .def = "2s", \
+	  .help = "Connect and command timeout of the cache." }
+
+struct bcn_cache;
+
+/* Connects (and authenticates). Returns 0 and *out, or a negative code
+ * with err set. */
+int bcn_cache_open(const struct bcn_cache_config *cfg, struct bcn_cache **out,
+		   char *err, size_t errlen);
+void bcn_cache_close(struct bcn_cache *c);
+
+/* The cached report of job into out (appended): 1, 0 when none, or a
+ * negative code. */
+int bcn_cache_get(struct bcn_cache *c, uint64_t job, struct bcn_buf *out);
+
+/* Caches n bytes of report JSON for job with the configured TTL. */
+int bcn_cache_put(struct bcn_cache *c, uint64_t job, const char *json,
+		  size_t n);
+
+/* Forgets job's cached report. */
+int bcn_cache_drop(struct bcn_cache *c, uint64_t job);
+
+#endif

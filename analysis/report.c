@@ -1,0 +1,444 @@
+/* The per-job report, client layer and assembly (report.h): one scan of
+ * the job's io records gives bytes, operations, request sizes, the
+ * processes and files (the I/O mode), the 1 s bandwidth buckets, the
+ * phases and the means; report_parts.c adds the other layers. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "analysis/report_int.h"
+#include "common/error.h"
+#include "jobdb/jobdb.h"
+#include "store/store.h"
+
+#define SEC 1000000000ll
+
+void bcn_report_config_defaults(struct bcn_report_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->margin_ms = 60000;
+	c->series_max = 2048;
+	c->seconds_max = 8 * 86400;
+	c->pairs_max = 4u << 20;
+	c->nodes_max = 1u << 20;
+	c->targets_max = 1u << 16;
+	c->phase_gap_ms = 5000;
+	c->phases_max = 1000;
+	bcn_advice_config_defaults(&c->advice);
+}
+
+const char *bcn_report_mode(uint64_t bytes, uint64_t procs, uint64_t files,
+			    uint64_t shared, uint64_t by_all)
+{
+	if (!bytes || !procs)
+		return "none";
+	if (procs == 1)
+		return "1-1";
+	if (!shared)
+		return "N-N";
+	if (shared == files)
+		return by_all == files ? "N-1" : "N-M";
+	return "mixed";
+}
+
+void bcn_report_partial(struct bcn_report *r, const char *why)
+{
+	if (!r->partial)
+		snprintf(r->why, sizeof(r->why), "%s", why);
+	r->partial = true;
+}
+
+/* ---- the client pass ---- */
+
+static unsigned size_bucket(uint64_t size)
+{
+	unsigned b = size < 2 ? 0 : 63u - (unsigned)__builtin_clzll(size);
+
+	return b < BCN_HIST_BUCKETS ? b : BCN_HIST_BUCKETS - 1;
+}
+
+/* Spreads bytes over the seconds [t, t + dur) overlaps, exactly. */
+static void spread(struct bcn_report_cpass *c, uint64_t *col, int64_t t,
+		   int64_t dur, uint64_t bytes)
+{
+	int64_t s = t - c->base, e = s + dur, unit = c->unit;
+	uint64_t done = 0;
+
+	if (!bytes)
+		return;
+	if (s < 0)
+		s = 0;
+	if (e <= s || dur <= 0) {
+		size_t i = (size_t)(s / unit);
+
+		col[i < c->nsec ? i : c->nsec - 1] += bytes;
+		return;
+	}
+	for (int64_t b = s / unit * unit; b < e; b += unit) {
+		int64_t hi = b + unit < e ? b + unit : e;
+		size_t i = (size_t)(b / unit);
+		uint64_t upto = (uint64_t)((unsigned __int128)bytes *
+					   (uint64_t)(hi - s) / (uint64_t)(e - s));
+
+		col[i < c->nsec ? i : c->nsec - 1] += upto - done;
+		done = upto;
+	}
+}
+
+/* Adds [t, t + dur) to a running union of intervals in start order. */
+static void cover(int64_t *cs, int64_t *ce, int64_t *total, int64_t t,
+		  int64_t dur)
+{
+	if (*ce > *cs && t <= *ce) {
+		if (t + dur > *ce)
+			*ce = t + dur;
+		return;
+	}
+	*total += *ce - *cs;
+	*cs = t;
+	*ce = t + dur;
+}
+
+static int account_proc(struct bcn_report_cpass *c, const struct bcn_record *r,
+			uint64_t bytes)
+{
+	const struct bcn_rec_io *io = &r->u.io;
+	uint64_t h = bcn_tally_hash(0, r->node, strlen(r->node)), *v, *n;
+	bool fresh;
+	int rc;
+
+	h = bcn_tally_hash(h, &io->pid, sizeof(io->pid));
+	h = bcn_tally_hash(h, &io->rank, sizeof(io->rank));
+	if ((rc = bcn_u64map_get(&c->procs, h, &v, &fresh)))
+		return rc;
+	*v += bytes;
+	if ((rc = bcn_u64map_get(&c->pairs, bcn_tally_hash(h, &io->file,
+			sizeof(io->file)), &n, &fresh)) || !fresh)
+		return rc;
+	if ((rc = bcn_u64map_get(&c->files, io->file, &n, &fresh)))
+		return rc;
+	++*n;
+	return 0;
+}
+
+static int client_record(void *arg, const struct bcn_record *r)
+{
+	struct bcn_report_cpass *c = arg;
+	struct bcn_report *rep = c->r;
+	struct bcn_record_totals t;
+	struct bcn_tally_entry *e;
+	uint64_t data, bytes;
+	int rc;
+
+	if (r->type != BCN_REC_IO)
+		return 0;
+	rep->records++;
+	bcn_record_totals(r, &t);
+	data = t.read_ops + t.write_ops;
+	bytes = t.read_bytes + t.write_bytes;
+	rep->read_bytes += t.read_bytes;
+	rep->write_bytes += t.write_bytes;
+	rep->read_ops += t.read_ops;
+	rep->write_ops += t.write_ops;
+	rep->meta_ops_client += t.meta_ops;
+	rep->other_ops += t.other_ops;
+	rep->op_count[r->u.io.op < BCN_IO_OP_MAX ? r->u.io.op :
+		      BCN_IO_OTHER] += r->u.io.count;
+	if (t.meta_ops)
+		spread(c, c->meta, r->t, 0, t.meta_ops);
+	if (!data)
+		return 0;
+	rep->size_hist[size_bucket(r->u.io.size)] += data;
+	if (!rep->io_first || r->t < rep->io_first)
+		rep->io_first = r->t;
+	if (r->t + r->dur > rep->io_last)
+		rep->io_last = r->t + r->dur;
+	spread(c, c->rd, r->t, r->dur, t.read_bytes);
+	spread(c, c->wr, r->t, r->dur, t.write_bytes);
+	if (t.read_ops)
+		cover(&c->rs, &c->re, &rep->read_time, r->t, r->dur);
+	if (t.write_ops)
+		cover(&c->ws, &c->we, &rep->write_time, r->t, r->dur);
+	rc = bcn_tally_get(&c->nodes, r->node, &e);
+	if (!rc) {
+		e->v[0] += t.read_bytes;
+		e->v[1] += t.write_bytes;
+		e->v[2] += data;
+		rc = account_proc(c, r, bytes);
+	}
+	if (rc == -BCN_EFULL) {
+		bcn_report_partial(rep, "too many nodes, processes or files "
+				   "for the configured bounds");
+		rc = 0;
+	}
+	return rc;
+}
+
+static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
+		      const struct bcn_report_config *cfg)
+{
+	int64_t span = r->window_to - r->window_from;
+	uint64_t n;
+
+	memset(c, 0, sizeof(*c));
+	c->r = r;
+	c->unit = SEC;
+	while ((uint64_t)(span / c->unit) + 2 > cfg->seconds_max)
+		c->unit *= 2;
+	if (c->unit != SEC)
+		bcn_report_partial(r, "job longer than seconds_max: peaks "
+				   "over coarser buckets");
+	c->base = r->window_from / c->unit * c->unit;
+	n = (uint64_t)((r->window_to - c->base) / c->unit) + 2;
+	c->nsec = (size_t)n;
+	c->rd = calloc(n, sizeof(*c->rd));
+	c->wr = calloc(n, sizeof(*c->wr));
+	c->meta = calloc(n, sizeof(*c->meta));
+	bcn_u64map_init(&c->procs, cfg->pairs_max);
+	bcn_u64map_init(&c->pairs, cfg->pairs_max);
+	bcn_u64map_init(&c->files, cfg->pairs_max);
+	bcn_tally_init(&c->nodes, cfg->nodes_max);
+	return c->rd && c->wr && c->meta ? 0 : -ENOMEM;
+}
+
+void bcn_report_cpass_free(struct bcn_report_cpass *c)
+{
+	free(c->rd);
+	free(c->wr);
+	free(c->meta);
+	bcn_u64map_free(&c->procs);
+	bcn_u64map_free(&c->pairs);
+	bcn_u64map_free(&c->files);
+	bcn_tally_free(&c->nodes);
+}
+
+/* Mode, processes, files and the busiest process from the maps. */
+static void client_mode(struct bcn_report_cpass *c)
+{
+	struct bcn_report *r = c->r;
+	uint64_t by_all = 0;
+
+	r->io_procs = c->procs.n;
+	r->io_nodes = c->nodes.n;
+	r->files = c->files.n;
+	for (size_t i = 0; i < c->files.cap; i++) {
+		if (!c->files.used[i])
+			continue;
+		r->shared_files += c->files.vals[i] > 1;
+		by_all += c->files.vals[i] == r->io_procs;
+	}
+	for (size_t i = 0; i < c->procs.cap; i++)
+		if (c->procs.used[i] && c->procs.vals[i] > r->busiest_proc_bytes)
+			r->busiest_proc_bytes = c->procs.vals[i];
+	snprintf(r->mode, sizeof(r->mode), "%s",
+		 bcn_report_mode(r->read_bytes + r->write_bytes, r->io_procs,
+				 r->files, r->shared_files, by_all));
+}
+
+/* Peaks at the bucket resolution, the means over the busy time. */
+static void client_rates(struct bcn_report_cpass *c)
+{
+	struct bcn_report *r = c->r;
+	double unit_s = (double)c->unit / 1e9;
+	int64_t busy;
+
+	r->read_time += c->re - c->rs;
+	r->write_time += c->we - c->ws;
+	for (size_t i = 0; i < c->nsec; i++) {
+		if ((double)c->rd[i] / unit_s > r->read_bw_peak)
+			r->read_bw_peak = (double)c->rd[i] / unit_s;
+		if ((double)c->wr[i] / unit_s > r->write_bw_peak)
+			r->write_bw_peak = (double)c->wr[i] / unit_s;
+	}
+	if (r->read_time > 0)
+		r->read_bw_mean = (double)r->read_bytes * 1e9 /
+				  (double)r->read_time;
+	if (r->write_time > 0)
+		r->write_bw_mean = (double)r->write_bytes * 1e9 /
+				   (double)r->write_time;
+	busy = r->io_last - r->io_first;
+	if (busy > 0)
+		r->iops = (double)(r->read_ops + r->write_ops) * 1e9 /
+			  (double)busy;
+	/* a burst shorter than a bucket: the mean is the better peak */
+	if (r->read_bw_mean > r->read_bw_peak)
+		r->read_bw_peak = r->read_bw_mean;
+	if (r->write_bw_mean > r->write_bw_peak)
+		r->write_bw_peak = r->write_bw_mean;
+}
+
+/* The series: the buckets between the first and last busy one, merged
+ * to at most series_max points. */
+static int client_series(struct bcn_report_cpass *c, uint64_t max)
+{
+	struct bcn_report *r = c->r;
+	size_t lo = 0, hi = c->nsec, k, per;
+
+	while (lo < hi && !c->rd[lo] && !c->wr[lo])
+		lo++;
+	while (hi > lo && !c->rd[hi - 1] && !c->wr[hi - 1])
+		hi--;
+	if (lo == hi)
+		return 0;
+	per = (hi - lo + max - 1) / max;
+	r->step_ns = c->unit * (int64_t)per;
+	r->nseries = (hi - lo + per - 1) / per;
+	r->series = calloc(r->nseries, sizeof(*r->series));
+	if (!r->series)
+		return -ENOMEM;
+	for (k = lo; k < hi; k++) {
+		struct bcn_report_point *p = &r->series[(k - lo) / per];
+
+		p->t = c->base + (int64_t)(lo + (k - lo) / per * per) * c->unit;
+		p->read_bytes += c->rd[k];
+		p->write_bytes += c->wr[k];
+	}
+	return 0;
+}
+
+/* Phases: runs of busy buckets whose gaps are at most phase_gap. */
+static int client_phases(struct bcn_report_cpass *c,
+			 const struct bcn_report_config *cfg)
+{
+	struct bcn_report *r = c->r;
+	size_t gap = (size_t)(cfg->phase_gap_ms * 1000000 / c->unit), idle = 0;
+	struct bcn_report_phase *p = NULL;
+	uint64_t meta_in = 0;
+	int64_t in_time = 0;
+
+	for (size_t i = 0; i < c->nsec; i++) {
+		bool busy = c->rd[i] || c->wr[i];
+
+		if (!busy) {
+			if (p && ++idle > gap)
+				p = NULL;
+			continue;
+		}
+		if (!p) {
+			if (r->nphases == cfg->phases_max) {
+				bcn_report_partial(r, "more phases than "
+						   "phases_max");
+				break;
+			}
+			p = &r->phases[r->nphases++];
+			p->start = c->base + (int64_t)i * c->unit;
+		}
+		idle = 0;
+		p->end = c->base + (int64_t)(i + 1) * c->unit;
+		p->read_bytes += c->rd[i];
+		p->write_bytes += c->wr[i];
+	}
+	for (size_t k = 0; k < r->nphases; k++) {
+		struct bcn_report_phase *q = &r->phases[k];
+
+		for (int64_t t = q->start; t < q->end; t += c->unit)
+			q->meta_ops += c->meta[(t - c->base) / c->unit];
+		meta_in += q->meta_ops;
+		in_time += q->end - q->start;
+	}
+	if (in_time > 0)
+		r->meta_rate_io = (double)meta_in * 1e9 / (double)in_time;
+	return 0;
+}
+
+static int client_pass(struct bcn_store *st, struct bcn_report *r,
+		       const struct bcn_report_config *cfg,
+		       struct bcn_report_cpass *c)
+{
+	struct bcn_store_query q = {
+		.layer = BCN_LAYER_CLIENT, .job = r->job,
+		.from = r->window_from, .to = r->window_to,
+	};
+	int rc;
+
+	if ((rc = cpass_init(c, r, cfg)))
+		return rc;
+	r->phases = calloc(cfg->phases_max ? cfg->phases_max : 1,
+			   sizeof(*r->phases));
+	if (!r->phases)
+		return -ENOMEM;
+	if ((rc = bcn_store_scan(st, &q, client_record, c)))
+		return rc;
+	client_mode(c);
+	client_rates(c);
+	if ((rc = client_series(c, cfg->series_max)))
+		return rc;
+	return client_phases(c, cfg);
+}
+
+/* ---- assembly ---- */
+
+static int copy_job(struct bcn_report *r, const struct bcn_job *j,
+		    int64_t now, const struct bcn_report_config *cfg)
+{
+	int64_t end = j->end ? j->end : now;
+
+	r->job = j->id;
+	snprintf(r->user, sizeof(r->user), "%s", j->user);
+	snprintf(r->name, sizeof(r->name), "%s", j->name);
+	snprintf(r->account, sizeof(r->account), "%s", j->account);
+	snprintf(r->partition, sizeof(r->partition), "%s", j->partition);
+	snprintf(r->state, sizeof(r->state), "%s", bcn_job_state_name(j->state));
+	r->nodelist = strdup(j->nodelist);
+	r->nnodes = j->nnodes;
+	r->ntasks = j->ntasks;
+	r->submit = j->submit;
+	r->start = j->start ? j->start : j->submit;
+	r->end = j->end;
+	r->computed = now;
+	r->window_from = r->start - cfg->margin_ms * 1000000;
+	r->window_to = (end > r->start ? end : r->start) +
+		       cfg->margin_ms * 1000000;
+	if (r->window_from < 0)
+		r->window_from = 0;
+	return r->nodelist ? 0 : -ENOMEM;
+}
+
+int bcn_report_compute(struct bcn_store *st, struct bcn_jobdb *db,
+		       uint64_t job, int64_t now_ns,
+		       const struct bcn_report_config *cfg,
+		       struct bcn_report **out)
+{
+	struct bcn_report *r = calloc(1, sizeof(*r));
+	struct bcn_report_cpass c;
+	struct bcn_job j;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	rc = bcn_jobdb_get_job(db, job, &j);
+	if (rc == 0)
+		rc = -ENOENT;
+	if (rc < 0)
+		goto out;
+	if ((rc = copy_job(r, &j, now_ns, cfg)))
+		goto out;
+	if ((rc = client_pass(st, r, cfg, &c)))
+		goto out;
+	if ((rc = bcn_report_parts(st, db, r, cfg, &c)))
+		goto out;
+	rc = bcn_advice_run(r, &cfg->advice);
+out:
+	bcn_report_cpass_free(&c);
+	if (rc) {
+		bcn_report_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void bcn_report_free(struct bcn_report *r)
+{
+	if (!r)
+		return;
+	free(r->nodelist);
+	free(r->series);
+	free(r->parts);
+	free(r->phases);
+	free(r->findings);
+	free(r);
+}

@@ -1,0 +1,184 @@
+/* The per-job I/O report (docs/report.md): what one batch job did to every
+ * layer of the I/O path, computed from the record store and the job
+ * database by beacon-analyzd, `beacon job` and the web service.
+ *
+ *   client   the job's io records: bytes, bandwidth over time (1 s
+ *            buckets), IOPS, request sizes, operation mix, metadata
+ *            operations, the nodes and processes doing I/O, the I/O mode
+ *            and the I/O phases;
+ *   forward  the forwarding nodes of its I/O nodes (the job database's
+ *            map): the job's bytes through each, each node's own traffic,
+ *            latency and queue in the job's window, the job's share;
+ *   ost/mds  the job's job_stats parts per target, each target's own
+ *            total in the window and the job's share of it;
+ *   findings the advice (analysis/advice.h).
+ *
+ * Memory is bounded by struct bcn_report_config; a report that hit a
+ * bound says so (partial, with the reason) and its figures are low. */
+#ifndef BCN_REPORT_H
+#define BCN_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/advice.h"
+#include "common/buf.h"
+#include "common/config.h"
+#include "jobs/job.h"
+#include "proto/record.h"
+
+struct bcn_store;
+struct bcn_jobdb;
+
+#define BCN_REPORT_NAME_MAX 256
+#define BCN_REPORT_MODE_MAX 8
+#define BCN_REPORT_WHY_MAX 160
+
+struct bcn_report_config {
+	int64_t margin_ms;              /* records this long before the start
+					 * and after the end still count */
+	uint64_t series_max;            /* points of the bandwidth series */
+	uint64_t seconds_max;           /* 1 s buckets kept; beyond, coarser */
+	uint64_t pairs_max;             /* distinct (file, process) pairs */
+	uint64_t nodes_max;             /* distinct I/O nodes */
+	uint64_t targets_max;           /* distinct OSTs, MDTs, fwd nodes */
+	int64_t phase_gap_ms;           /* idle gap that ends a phase */
+	uint64_t phases_max;
+	struct bcn_advice_config advice;
+};
+
+/* Configuration keys report_* for a struct bcn_report_config member m
+ * (the advice_* keys are separate: BCN_ADVICE_CONFIG_OPTIONS). */
+#define BCN_REPORT_CONFIG_OPTIONS(type, m) \
+	{ "report_margin", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.margin_ms), .max = 86400000, .def = "60s", \
+	  .help = "A job's records this long before its start and after its " \
+		  "end count (collectors' windows straddle both)." }, \
+	{ "report_phase_gap", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.phase_gap_ms), .min = 1000, \
+	  .max = 86400000, .def = "5s", \
+	  .help = "I/O idle for longer than this ends an I/O phase." }, \
+	{ "report_series_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.series_max), .min = 16, .max = 100000, \
+	  .def = "2048", .help = "Points of the bandwidth series." }, \
+	{ "report_seconds_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.seconds_max), .min = 60, .max = 31622400, \
+	  .def = "691200", .help = "1 s buckets a report keeps; longer jobs " \
+				   "get coarser buckets (and peaks)." }, \
+	{ "report_pairs_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.pairs_max), .min = 16, .max = 1u << 30, \
+	  .def = "4194304", .help = "Distinct (file, process) pairs a " \
+				    "report counts before it is partial." }, \
+	{ "report_nodes_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.nodes_max), .min = 1, .max = 1u << 24, \
+	  .def = "1048576", .help = "Distinct I/O nodes per report." }, \
+	{ "report_targets_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.targets_max), .min = 1, .max = 1u << 24, \
+	  .def = "65536", .help = "Distinct OSTs, MDTs and forwarding " \
+				  "nodes per report." }, \
+	{ "report_phases_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.phases_max), .min = 1, .max = 1000000, \
+	  .def = "1000", .help = "I/O phases per report." }
+
+/* Fills c with the defaults of docs/report.md. */
+void bcn_report_config_defaults(struct bcn_report_config *c);
+
+/* One point of the bandwidth series: bytes in [t, t + step). */
+struct bcn_report_point {
+	int64_t t;
+	uint64_t read_bytes, write_bytes;
+};
+
+struct bcn_report_part {
+	char layer[8];                  /* "forward", "ost", "mds" */
+	char component[BCN_REPORT_NAME_MAX];
+	uint64_t read_bytes, write_bytes, ops;  /* the job's */
+	uint64_t total_read, total_write, total_ops;    /* the component's */
+	double share;                   /* job / component, 0..1 */
+	double lat_mean_us, lat_p95_us, queue_mean;     /* forward only */
+	uint64_t nodes;                 /* forward: job nodes behind it */
+};
+
+struct bcn_report_phase {
+	int64_t start, end;
+	uint64_t read_bytes, write_bytes;
+	uint64_t meta_ops;
+};
+
+struct bcn_report {
+	/* the job */
+	uint64_t job;
+	char user[BCN_JOB_STR_MAX + 1], name[BCN_JOB_STR_MAX + 1];
+	char account[BCN_JOB_STR_MAX + 1], partition[BCN_JOB_STR_MAX + 1];
+	char state[24];
+	char *nodelist;
+	uint64_t nnodes, ntasks;
+	int64_t submit, start, end;     /* end 0: running (window to now) */
+	int64_t computed;               /* when, ns */
+	int64_t window_from, window_to;
+
+	/* client layer */
+	uint64_t records;
+	uint64_t read_bytes, write_bytes;
+	uint64_t read_ops, write_ops, meta_ops_client, other_ops;
+	uint64_t op_count[BCN_IO_OP_MAX];
+	uint64_t size_hist[BCN_HIST_BUCKETS];   /* data ops by log2 size */
+	int64_t io_first, io_last;      /* first start, last end of data I/O */
+	int64_t read_time, write_time;  /* union of the records' intervals */
+	double read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak;
+	double iops, meta_rate_io;      /* data ops/s; client meta ops/s in
+					 * the I/O phases */
+	uint64_t io_nodes, io_procs, files, shared_files;
+	uint64_t busiest_proc_bytes;    /* the process that moved the most */
+	char mode[BCN_REPORT_MODE_MAX];
+	uint64_t meta_ops;              /* MDT job_stats ops, else client's */
+
+	int64_t step_ns;
+	struct bcn_report_point *series;
+	size_t nseries;
+
+	struct bcn_report_part *parts;
+	size_t nparts;
+	struct bcn_report_phase *phases;
+	size_t nphases;
+	struct bcn_advice_finding *findings;
+	size_t nfindings;
+
+	bool partial;
+	char why[BCN_REPORT_WHY_MAX];
+};
+
+/* The I/O mode from who accessed what: procs processes moved data, to
+ * files files; shared of them had more than one process, by_all every
+ * process. "none" without data, "1-1" for one process, "N-N" when no
+ * file is shared, "N-1" when every file is shared by all processes (one
+ * shared input, one shared checkpoint), "N-M" when every file is shared
+ * by a group, "mixed" otherwise. */
+const char *bcn_report_mode(uint64_t bytes, uint64_t procs, uint64_t files,
+			    uint64_t shared, uint64_t by_all);
+
+/* Computes job's report from store st and db (the job, the forwarding
+ * map), at time now_ns (the end of a running job's window). *out is
+ * freed with bcn_report_free. Returns 0, 0 with (*out)->partial when a
+ * bound was hit, -ENOENT when db has no such job, or a negative code
+ * from the store or the database. */
+int bcn_report_compute(struct bcn_store *st, struct bcn_jobdb *db,
+		       uint64_t job, int64_t now_ns,
+		       const struct bcn_report_config *cfg,
+		       struct bcn_report **out);
+
+void bcn_report_free(struct bcn_report *r);
+
+/* Stores the report's summary, parts, phases and findings in db. */
+int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r);
+
+/* The report as one JSON object (docs/report.md), cached as given. */
+int bcn_report_to_json(const struct bcn_report *r, bool cached,
+		       struct bcn_buf *out);
+
+/* The report as text for a terminal, with sparklines when utf8. */
+int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
+		       struct bcn_buf *out);
+
+#endif

@@ -1,0 +1,31 @@
+/* Internals shared by the report's files (report.c, report_parts.c). */
+#ifndef BCN_REPORT_INT_H
+#define BCN_REPORT_INT_H
+
+#include "analysis/report.h"
+#include "analysis/tally.h"
+
+/* The client pass's working state. */
+struct bcn_report_cpass {
+	struct bcn_report *r;
+	int64_t base, unit;             /* bucket i is [base + i*unit, +unit) */
+	size_t nsec;
+	uint64_t *rd, *wr, *meta;       /* per bucket */
+	int64_t rs, re, ws, we;         /* current read / write intervals */
+	struct bcn_u64map procs;        /* process -> bytes */
+	struct bcn_u64map pairs;        /* (file, process) seen */
+	struct bcn_u64map files;        /* file -> processes */
+	struct bcn_tally nodes;         /* node -> read, write, ops */
+};
+
+void bcn_report_cpass_free(struct bcn_report_cpass *c);
+
+/* Marks r partial (the first reason is kept). */
+void bcn_report_partial(struct bcn_report *r, const char *why);
+
+/* The forwarding, OST and MDT parts of r, from c's I/O nodes. */
+int bcn_report_parts(struct bcn_store *st, struct bcn_jobdb *db,
+		     struct bcn_report *r, const struct bcn_report_config *cfg,
+		     struct bcn_report_cpass *c);
+
+#endif

@@ -1,0 +1,241 @@
+/* The per-job report as JSON (the contract of `beacon job --json`, the
+ * web API and the Redis cache, docs/report.md), as text for terminals,
+ * and into the job database. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "common/error.h"
+#include "common/timefmt.h"
+#include "jobdb/jobdb.h"
+
+static int iso_val(struct bcn_buf *b, int64_t ns)
+{
+	char t[BCN_TIMEFMT_OUT_MAX];
+
+	if (!ns || bcn_timefmt_format(ns, t, sizeof(t)))
+		return bcn_buf_adds(b, "null");
+	return bcn_buf_printf(b, "\"%s\"", t);
+}
+
+static int iso(struct bcn_buf *b, const char *key, int64_t ns)
+{
+	int rc = bcn_buf_printf(b, ",\"%s\":", key);
+
+	return rc ? rc : iso_val(b, ns);
+}
+
+static int str(struct bcn_buf *b, const char *key, const char *v)
+{
+	int rc = bcn_buf_printf(b, ",\"%s\":", key);
+
+	return rc ? rc : bcn_buf_add_json_str(b, v);
+}
+
+static int head(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_printf(b, "{\"job\":%" PRIu64, r->job);
+
+	rc = rc ? rc : str(b, "user", r->user);
+	rc = rc ? rc : str(b, "name", r->name);
+	rc = rc ? rc : str(b, "account", r->account);
+	rc = rc ? rc : str(b, "partition", r->partition);
+	rc = rc ? rc : str(b, "state", r->state);
+	rc = rc ? rc : str(b, "nodelist", r->nodelist);
+	rc = rc ? rc : bcn_buf_printf(b, ",\"nnodes\":%" PRIu64 ",\"ntasks\":%"
+				      PRIu64, r->nnodes, r->ntasks);
+	rc = rc ? rc : iso(b, "submit", r->submit);
+	rc = rc ? rc : iso(b, "start", r->start);
+	rc = rc ? rc : iso(b, "end", r->end);
+	rc = rc ? rc : iso(b, "computed", r->computed);
+	return rc;
+}
+
+static int figures(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_printf(b, ",\"read_bytes\":%" PRIu64 ",\"write_bytes\":%"
+		PRIu64 ",\"read_bw_mean\":%.0f,\"read_bw_peak\":%.0f,"
+		"\"write_bw_mean\":%.0f,\"write_bw_peak\":%.0f,\"iops\":%.1f,"
+		"\"meta_ops\":%" PRIu64 ",\"client_meta_ops\":%" PRIu64
+		",\"meta_rate_io\":%.1f,\"read_ops\":%" PRIu64 ",\"write_ops\":%"
+		PRIu64 ",\"mode\":\"%s\",\"io_nodes\":%" PRIu64 ",\"io_procs\":%"
+		PRIu64 ",\"files\":%" PRIu64 ",\"shared_files\":%" PRIu64
+		",\"records\":%" PRIu64, r->read_bytes, r->write_bytes,
+		r->read_bw_mean, r->read_bw_peak, r->write_bw_mean,
+		r->write_bw_peak, r->iops, r->meta_ops, r->meta_ops_client,
+		r->meta_rate_io, r->read_ops, r->write_ops, r->mode, r->io_nodes,
+		r->io_procs, r->files, r->shared_files, r->records);
+
+	rc = rc ? rc : iso(b, "io_first", r->io_first);
+	rc = rc ? rc : iso(b, "io_last", r->io_last);
+	rc = rc ? rc : bcn_buf_adds(b, ",\"ops\":{");
+	for (unsigned i = 0, n = 0; !rc && i < BCN_IO_OP_MAX; i++)
+		if (r->op_count[i])
+			rc = bcn_buf_printf(b, "%s\"%s\":%" PRIu64, n++ ? "," : "",
+					    bcn_io_op_name(i), r->op_count[i]);
+	rc = rc ? rc : bcn_buf_adds(b, "},\"request_sizes\":[");
+	for (unsigned i = 0; !rc && i < BCN_HIST_BUCKETS; i++)
+		rc = bcn_buf_printf(b, "%s%" PRIu64, i ? "," : "",
+				    r->size_hist[i]);
+	return rc ? rc : bcn_buf_adds(b, "]");
+}
+
+static int series(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_printf(b, ",\"series\":{\"step\":%.3f",
+				(double)r->step_ns / 1e9);
+
+	rc = rc ? rc : iso(b, "from", r->nseries ? r->series[0].t : 0);
+	rc = rc ? rc : bcn_buf_adds(b, ",\"read\":[");
+	for (size_t i = 0; !rc && i < r->nseries; i++)
+		rc = bcn_buf_printf(b, "%s%" PRIu64, i ? "," : "",
+				    r->series[i].read_bytes);
+	rc = rc ? rc : bcn_buf_adds(b, "],\"write\":[");
+	for (size_t i = 0; !rc && i < r->nseries; i++)
+		rc = bcn_buf_printf(b, "%s%" PRIu64, i ? "," : "",
+				    r->series[i].write_bytes);
+	return rc ? rc : bcn_buf_adds(b, "]}");
+}
+
+static int phases(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_adds(b, ",\"phases\":[");
+
+	for (size_t i = 0; !rc && i < r->nphases; i++) {
+		const struct bcn_report_phase *p = &r->phases[i];
+
+		rc = bcn_buf_adds(b, i ? ",{\"start\":" : "{\"start\":");
+		rc = rc ? rc : iso_val(b, p->start);
+		rc = rc ? rc : iso(b, "end", p->end);
+		rc = rc ? rc : bcn_buf_printf(b, ",\"read_bytes\":%" PRIu64
+			",\"write_bytes\":%" PRIu64 ",\"meta_ops\":%" PRIu64 "}",
+			p->read_bytes, p->write_bytes, p->meta_ops);
+	}
+	return rc ? rc : bcn_buf_adds(b, "]");
+}
+
+/* One layer's parts as a list named key, the component under name. */
+static int parts(const struct bcn_report *r, struct bcn_buf *b,
+		 const char *layer, const char *key, const char *name)
+{
+	int rc = bcn_buf_printf(b, ",\"%s\":[", key), n = 0;
+
+	for (size_t i = 0; !rc && i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+
+		if (strcmp(p->layer, layer))
+			continue;
+		rc = bcn_buf_printf(b, "%s{\"%s\":", n++ ? "," : "", name);
+		rc = rc ? rc : bcn_buf_add_json_str(b, p->component);
+		rc = rc ? rc : bcn_buf_printf(b, ",\"read_bytes\":%" PRIu64
+			",\"write_bytes\":%" PRIu64 ",\"ops\":%" PRIu64
+			",\"share\":%.6f,\"total_read_bytes\":%" PRIu64
+			",\"total_write_bytes\":%" PRIu64 ",\"total_ops\":%" PRIu64,
+			p->read_bytes, p->write_bytes, p->ops, p->share,
+			p->total_read, p->total_write, p->total_ops);
+		if (!rc && !strcmp(layer, "forward"))
+			rc = bcn_buf_printf(b, ",\"nodes\":%" PRIu64
+				",\"latency_mean_us\":%.1f,\"latency_p95_us\":"
+				"%.1f,\"queue_mean\":%.2f", p->nodes,
+				p->lat_mean_us, p->lat_p95_us, p->queue_mean);
+		rc = rc ? rc : bcn_buf_adds(b, "}");
+	}
+	return rc ? rc : bcn_buf_adds(b, "]");
+}
+
+static int findings(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_adds(b, ",\"findings\":[");
+
+	for (size_t i = 0; !rc && i < r->nfindings; i++) {
+		const struct bcn_advice_finding *f = &r->findings[i];
+
+		rc = bcn_buf_printf(b, "%s{\"code\":\"%s\",\"severity\":\"%s\","
+				    "\"message\":", i ? "," : "", f->code,
+				    f->severity);
+		rc = rc ? rc : bcn_buf_add_json_str(b, f->message);
+		rc = rc ? rc : bcn_buf_printf(b, ",\"evidence\":%s}",
+					      f->evidence);
+	}
+	return rc ? rc : bcn_buf_adds(b, "]");
+}
+
+int bcn_report_to_json(const struct bcn_report *r, bool cached,
+		       struct bcn_buf *out)
+{
+	int rc = head(r, out);
+
+	rc = rc ? rc : figures(r, out);
+	rc = rc ? rc : series(r, out);
+	rc = rc ? rc : phases(r, out);
+	rc = rc ? rc : parts(r, out, "forward", "forwarding", "node");
+	rc = rc ? rc : parts(r, out, "ost", "osts", "target");
+	rc = rc ? rc : parts(r, out, "mds", "mdts", "target");
+	rc = rc ? rc : findings(r, out);
+	rc = rc ? rc : bcn_buf_printf(out, ",\"partial\":%s",
+				      r->partial ? "true" : "false");
+	if (!rc && r->partial)
+		rc = str(out, "partial_reason", r->why);
+	return rc ? rc : bcn_buf_printf(out, ",\"cached\":%s}",
+					cached ? "true" : "false");
+}
+
+/* ---- into the job database ---- */
+
+int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r)
+{
+	struct bcn_jobdb_part *parts = calloc(r->nparts + 1, sizeof(*parts));
+	struct bcn_jobdb_phase *ph = calloc(r->nphases + 1, sizeof(*ph));
+	struct bcn_jobdb_finding *fi = calloc(r->nfindings + 1, sizeof(*fi));
+	struct bcn_jobdb_report rep = {
+		.summary = {
+			.job = r->job, .computed = r->computed,
+			.partial = r->partial, .read_bytes = r->read_bytes,
+			.write_bytes = r->write_bytes,
+			.read_bw_mean = r->read_bw_mean,
+			.read_bw_peak = r->read_bw_peak,
+			.write_bw_mean = r->write_bw_mean,
+			.write_bw_peak = r->write_bw_peak, .iops = r->iops,
+			.meta_ops = r->meta_ops, .io_nodes = r->io_nodes,
+			.io_procs = r->io_procs,
+		},
+		.parts = parts, .nparts = r->nparts,
+		.phases = ph, .nphases = r->nphases,
+		.findings = fi, .nfindings = r->nfindings,
+	};
+	int rc = -ENOMEM;
+
+	if (!parts || !ph || !fi)
+		goto out;
+	snprintf(rep.summary.mode, sizeof(rep.summary.mode), "%s", r->mode);
+	for (size_t i = 0; i < r->nparts; i++)
+		parts[i] = (struct bcn_jobdb_part){
+			.layer = r->parts[i].layer,
+			.component = r->parts[i].component,
+			.read_bytes = r->parts[i].read_bytes,
+			.write_bytes = r->parts[i].write_bytes,
+			.ops = r->parts[i].ops, .share = r->parts[i].share,
+		};
+	for (size_t i = 0; i < r->nphases; i++)
+		ph[i] = (struct bcn_jobdb_phase){
+			.start = r->phases[i].start, .end = r->phases[i].end,
+			.read_bytes = r->phases[i].read_bytes,
+			.write_bytes = r->phases[i].write_bytes,
+		};
+	for (size_t i = 0; i < r->nfindings; i++)
+		fi[i] = (struct bcn_jobdb_finding){
+			.code = r->findings[i].code,
+			.severity = r->findings[i].severity,
+			.message = r->findings[i].message,
+			.evidence = r->findings[i].evidence,
+		};
+	rc = bcn_jobdb_put_report(db, &rep);
+out:
+	free(parts);
+	free(ph);
+	free(fi);
+	return rc;
+}

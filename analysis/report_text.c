@@ -1,0 +1,162 @@
+/* The per-job report as text for a terminal (`beacon job ID`): the job,
+ * the figures, a sparkline of bandwidth over time per direction, the
+ * phases, the components and the findings. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/report.h"
+#include "common/timefmt.h"
+
+#define SPARK_WIDTH 60
+
+static const char *const blocks[] = {
+	" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586",
+	"\u2587", "\u2588",
+};
+static const char ascii[] = " .:-=+*#@";
+
+/* Bytes as a short human figure: "1.50 GiB". */
+static void human(double v, const char *unit, char *out, size_t n)
+{
+	static const char *const pre[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi" };
+	unsigned i = 0;
+
+	while (v >= 1024.0 && i + 1 < sizeof(pre) / sizeof(pre[0])) {
+		v /= 1024.0;
+		i++;
+	}
+	snprintf(out, n, i ? "%.2f %s%s" : "%.0f %s%s", v, pre[i], unit);
+}
+
+static void when(int64_t ns, char *out, size_t n)
+{
+	if (!ns || bcn_timefmt_format(ns, out, n))
+		snprintf(out, n, "-");
+}
+
+static int spark(const struct bcn_report *r, bool write, bool utf8,
+		 struct bcn_buf *b)
+{
+	size_t n = r->nseries, w = n < SPARK_WIDTH ? n : SPARK_WIDTH;
+	uint64_t col[SPARK_WIDTH] = { 0 }, max = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = write ? r->series[i].write_bytes :
+				     r->series[i].read_bytes;
+
+		col[i * w / n] += v;
+	}
+	for (size_t i = 0; i < w; i++)
+		if (col[i] > max)
+			max = col[i];
+	for (size_t i = 0; !rc && i < w; i++) {
+		unsigned k = max ? (unsigned)((col[i] * 8 + max - 1) / max) : 0;
+
+		rc = utf8 ? bcn_buf_adds(b, blocks[k]) :
+			    bcn_buf_add(b, &ascii[k], 1);
+	}
+	return rc;
+}
+
+static int figures(const struct bcn_report *r, bool utf8, struct bcn_buf *b)
+{
+	char rd[32], wr[32], rbm[32], rbp[32], wbm[32], wbp[32];
+	int rc;
+
+	human((double)r->read_bytes, "B", rd, sizeof(rd));
+	human((double)r->write_bytes, "B", wr, sizeof(wr));
+	human(r->read_bw_mean, "B/s", rbm, sizeof(rbm));
+	human(r->read_bw_peak, "B/s", rbp, sizeof(rbp));
+	human(r->write_bw_mean, "B/s", wbm, sizeof(wbm));
+	human(r->write_bw_peak, "B/s", wbp, sizeof(wbp));
+	rc = bcn_buf_printf(b, "  read   %12s  mean %12s  peak %12s  ", rd, rbm,
+			    rbp);
+	rc = rc ? rc : spark(r, false, utf8, b);
+	rc = rc ? rc : bcn_buf_printf(b, "\n  write  %12s  mean %12s  peak "
+				      "%12s  ", wr, wbm, wbp);
+	rc = rc ? rc : spark(r, true, utf8, b);
+	return rc ? rc : bcn_buf_printf(b, "\n  mode %s, %" PRIu64 " I/O node%s"
+		", %" PRIu64 " process%s, %" PRIu64 " file%s (%" PRIu64
+		" shared); %.0f IOPS; %" PRIu64 " metadata operations "
+		"(%.0f/s in I/O phases)\n", r->mode, r->io_nodes,
+		r->io_nodes == 1 ? "" : "s", r->io_procs,
+		r->io_procs == 1 ? "" : "es", r->files,
+		r->files == 1 ? "" : "s", r->shared_files, r->iops, r->meta_ops,
+		r->meta_rate_io);
+}
+
+static int components(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		char rd[32], wr[32];
+
+		human((double)p->read_bytes, "B", rd, sizeof(rd));
+		human((double)p->write_bytes, "B", wr, sizeof(wr));
+		if (!strcmp(p->layer, "mds"))
+			rc = bcn_buf_printf(b, "  %-7s %-24s %12" PRIu64
+					    " ops  share %5.1f%%\n", p->layer,
+					    p->component, p->ops,
+					    100.0 * p->share);
+		else
+			rc = bcn_buf_printf(b, "  %-7s %-24s read %12s  write "
+					    "%12s  share %5.1f%%\n", p->layer,
+					    p->component, rd, wr,
+					    100.0 * p->share);
+	}
+	return rc;
+}
+
+static int phases_findings(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < r->nphases; i++) {
+		const struct bcn_report_phase *p = &r->phases[i];
+		char s[BCN_TIMEFMT_OUT_MAX], rd[32], wr[32];
+
+		when(p->start, s, sizeof(s));
+		human((double)p->read_bytes, "B", rd, sizeof(rd));
+		human((double)p->write_bytes, "B", wr, sizeof(wr));
+		rc = bcn_buf_printf(b, "  phase %zu  %s  %6.0f s  read %12s  "
+				    "write %12s\n", i + 1, s,
+				    (double)(p->end - p->start) / 1e9, rd, wr);
+	}
+	if (!rc && r->nfindings)
+		rc = bcn_buf_adds(b, "Findings\n");
+	for (size_t i = 0; !rc && i < r->nfindings; i++)
+		rc = bcn_buf_printf(b, "  [%s] %s: %s\n",
+				    r->findings[i].severity,
+				    r->findings[i].code,
+				    r->findings[i].message);
+	return rc;
+}
+
+int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
+		       struct bcn_buf *out)
+{
+	char s[BCN_TIMEFMT_OUT_MAX], e[BCN_TIMEFMT_OUT_MAX];
+	int rc;
+
+	when(r->start, s, sizeof(s));
+	when(r->end, e, sizeof(e));
+	rc = bcn_buf_printf(out, "Job %" PRIu64 "  %s  user %s  %s  %" PRIu64
+			    " node%s (%s)\n  %s .. %s%s\n", r->job, r->name,
+			    r->user, r->state, r->nnodes,
+			    r->nnodes == 1 ? "" : "s", r->nodelist, s,
+			    r->end ? e : "running", cached ? "  (cached)" : "");
+	if (!rc && r->partial)
+		rc = bcn_buf_printf(out, "  partial: %s\n", r->why);
+	rc = rc ? rc : bcn_buf_adds(out, "I/O\n");
+	rc = rc ? rc : figures(r, utf8, out);
+	if (!rc && r->nphases)
+		rc = bcn_buf_adds(out, "Phases\n");
+	rc = rc ? rc : phases_findings(r, out);
+	if (!rc && r->nparts)
+		rc = bcn_buf_adds(out, "Components\n");
+	return rc ? rc : components(r, out);
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The per-job report end to end (docs/report.md): beacon-sim's scale mode
+# sends an hour-old simulated run (fast pace) to a real beacon-logsrv with
+# the SQLite store; its sacct output and forwarding map go into a private
+# MariaDB; beacon-analyzd --once computes every ended job's report into
+# the job database and the Redis report cache. Then, for every job of the
+# simulator's ground truth: `beacon job ID --json` gives the bytes read
+# and written to the byte, the I/O mode exactly, and exactly its
+# forwarding nodes and OSTs; the reports come from the cache, and a
+# --fresh one equals them; the idle job's report says it did no I/O;
+# `beacon jobs --mode` finds jobs by the stored report; an unknown job
+# is an error.
+set -euo pipefail
+: "${BCN_BUILD:?}" "${BCN_SRC:?}"
+# shellcheck source=tests/lib/sim.sh
+source "$BCN_SRC/tests/lib/sim.sh"
+export PATH=$PATH:/usr/sbin
+LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
+ANALYZD=$BCN_BUILD/analysis/beacon-analyzd
+TICKS=50
+
+python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
+chmod 600 "$T/key"
+bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP
+bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
+bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
+cat > "$T/logsrv.conf" <<EOF
+listen = 127.0.0.1:$LP
+name = logsrv
+auth_key_file = $T/key
+redis_port = $RP
+redis_prefix = bcn
+store_backend = sqlite
+store_dir = $T/store
+flush_idle = 20ms
+record_max_age = 0
+EOF
+"$LOGSRV" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
+LPID=$!; BCN_PIDS+=("$LPID")
+bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
+
+epoch=$(( $(date +%s) - 7200 ))
+cat > "$T/scale.conf" <<EOF
+compute = 48
+forwarding = 6
+oss = 2
+osts_per_oss = 3
+mds = 1
+switches = 4
+tick = 1s
+jobs_per_hour = 0
+ost_bw = 400M
+fwd_bw = 1G
+stripe_count = 2
+job = ckpt n-n 8 0 30 64M 10 3
+job = shared n-1 8 0 30 48M 10 3
+job = groups n-m 16 1 30 32M 10 3
+job = lone 1-1 4 2 30 40M 10 3
+job = md meta 4 0 30 200
+job = sleeper idle 2 3 20 0
+out = $T/sim
+scale = yes
+server = 127.0.0.1:$LP
+key_file = $T/key
+epoch = $epoch
+ticks = $TICKS
+truth = $T/truth.jsonl
+EOF
+"$SIM" --config "$T/scale.conf" > "$T/sim.jsonl" 2> "$T/sim.log" || fail "beacon-sim: $(tail -3 "$T/sim.log")"
+for _ in $(seq 1 400); do
+	[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] && break
+	sleep 0.05
+done
+[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] || fail "the log server's queue did not drain"
+sleep 1
+
+{ cat "$T/db/jobdb.conf"; cat <<EOF
+store_dir = $T/store
+cache_host = 127.0.0.1
+cache_port = $RP
+settle = 0
+live_interval = 0
+EOF
+} > "$T/analyzd.conf"
+"$BEACON" import-jobs --config "$T/analyzd.conf" --format sacct "$T/sim/slurm/sacct.txt" > "$T/import.out" ||
+	fail "import-jobs: $(cat "$T/import.out")"
+"$BEACON" import-map --config "$T/analyzd.conf" "$T/sim/slurm/fwdmap.txt" > "$T/map.out" ||
+	fail "import-map: $(cat "$T/map.out")"
+"$ANALYZD" --config "$T/analyzd.conf" --once > "$T/analyzd.log" 2>&1 || fail "beacon-analyzd --once: $(tail -5 "$T/analyzd.log")"
+grep -q "6 reports, 0 live, 0 failed" "$T/analyzd.log" || fail "analyzd: $(tail -3 "$T/analyzd.log")"
+
+for id in $(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if d["kind"] == "job": print(d["job"])' "$T/truth.jsonl"); do
+	"$BEACON" job "$id" --config "$T/analyzd.conf" --json > "$T/job$id.json" || fail "beacon job $id"
+	"$BEACON" job "$id" --config "$T/analyzd.conf" --json --fresh > "$T/job$id.fresh.json" || fail "beacon job $id --fresh"
+	"$BEACON" job "$id" --config "$T/analyzd.conf" > "$T/job$id.txt" || fail "beacon job $id (text)"
+	grep -q "^Job $id " "$T/job$id.txt" || fail "text report of $id: $(head -2 "$T/job$id.txt")"
+done
+python3 - "$T" <<'PYEOF'
+import json, sys
+T = sys.argv[1]
+bad = []
+truth = [json.loads(l) for l in open(T + "/truth.jsonl")]
+jobs = [d for d in truth if d["kind"] == "job"]
+assert len(jobs) == 6, jobs
+for t in jobs:
+    r = json.load(open("%s/job%d.json" % (T, t["job"])))
+    f = json.load(open("%s/job%d.fresh.json" % (T, t["job"])))
+    if not r["cached"] or f["cached"]:
+        bad.append("job %d: cached %s, fresh cached %s" % (t["job"], r["cached"], f["cached"]))
+    for k in ("read_bytes", "write_bytes", "mode", "io_nodes", "phases", "osts", "forwarding"):
+        if r[k] != f[k]:
+            bad.append("job %d: %s differs between the cached and a fresh report" % (t["job"], k))
+    for k in ("read_bytes", "write_bytes", "mode", "io_nodes"):
+        if r[k] != t[k]:
+            bad.append("job %d (%s): %s %r, truth %r" % (t["job"], t["sim_mode"], k, r[k], t[k]))
+    fw = sorted(x["node"] for x in r["forwarding"])
+    if fw != sorted(t["forwarding"]):
+        bad.append("job %d: forwarding %s, truth %s" % (t["job"], fw, t["forwarding"]))
+    osts = sorted(x["target"] for x in r["osts"])
+    if osts != sorted(t["osts"]):
+        bad.append("job %d: osts %s, truth %s" % (t["job"], osts, t["osts"]))
+    if t["osts"] and sum(x["read_bytes"] + x["write_bytes"] for x in r["osts"]) < t["read_bytes"] + t["write_bytes"]:
+        bad.append("job %d: the OSTs served less than the nodes moved" % t["job"])
+    for x in r["osts"] + r["forwarding"]:
+        if not 0 < x["share"] <= 1:
+            bad.append("job %d: share %r of %s" % (t["job"], x["share"], x))
+    if t["read_bytes"] + t["write_bytes"]:
+        if sum(p["read_bytes"] + p["write_bytes"] for p in r["phases"]) != t["read_bytes"] + t["write_bytes"]:
+            bad.append("job %d: the phases do not add up to the bytes" % t["job"])
+        if not r["phases"] or r["write_bw_peak"] < r["write_bw_mean"] or r["iops"] <= 0:
+            bad.append("job %d: phases/bandwidth %s" % (t["job"], r["phases"]))
+    codes = [x["code"] for x in r["findings"]]
+    if t["sim_mode"] == "idle" and "no_io" not in codes:
+        bad.append("job %d: idle job without the no_io finding: %s" % (t["job"], codes))
+    if t["sim_mode"] != "idle" and "no_io" in codes:
+        bad.append("job %d: no_io on a job with I/O" % t["job"])
+    if t["sim_mode"] == "meta" and (r["mdts"] == [] or r["meta_ops"] == 0):
+        bad.append("job %d: metadata job without MDT operations" % t["job"])
+modes = sorted(d["mode"] for d in jobs)
+if modes != sorted(["N-N", "N-1", "N-M", "1-1", "none", "none"]):
+    bad.append("the simulation does not cover every mode: %s" % modes)
+if bad:
+    print("\n".join(bad)); sys.exit(1)
+PYEOF
+[ $? = 0 ] || fail "reports differ from the truth"
+
+out=$("$BEACON" jobs --config "$T/analyzd.conf" --mode N-1 --json)
+[ "$(echo "$out" | grep -c '"job"')" = 1 ] || fail "beacon jobs --mode N-1: $out"
+if "$BEACON" job 999999 --config "$T/analyzd.conf" --json > /dev/null 2> "$T/nojob.err"; then
+	fail "an unknown job: exit 0"
+fi
+grep -q "no job 999999" "$T/nojob.err" || fail "unknown job: $(cat "$T/nojob.err")"
+echo "job_report: ok"
