@@ -69,6 +69,8 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	  .def = "6379", .help = "Redis port." },
 	{ "redis_password_file", BCN_CFG_PATH, M(redis_password_file),
 	  .help = "File holding the Redis password (AUTH), if any." },
+	{ "report_cache_prefix", BCN_CFG_STRING, M(report_cache_prefix),
+	  .def = "beacon:report:", .help = "Key prefix of the per-job report cache in this Redis (cache_prefix of beacon-analyzd and beacon job): the cached report of a job whose records arrive is deleted. Empty: none." },
 	{ "redis_prefix", BCN_CFG_STRING, M(redis_prefix), .min = 1, .def = "bcn",
 	  .help = "Prefix of this server's Redis keys." },
 	{ "redis_require_fsync", BCN_CFG_BOOL, M(redis_require_fsync), .def = "yes",

@@ -48,6 +48,9 @@ struct bcn_flusher {
 	struct bcn_lagdist lag;         /* of the round's stored records */
 	struct bcn_complain redis_complaint, store_complaint, round_complaint;
 	struct bcn_complain decode_complaint, expire_complaint;
+	struct bcn_complain cache_complaint;
+	uint64_t *jobs;                 /* jobs of the records just stored */
+	size_t njobs;
 };
 
 static void sleep_ms(struct bcn_flusher *f, int64_t ms)
@@ -282,6 +285,65 @@ static void account_lag(struct bcn_flusher *f, const struct bcn_record *recs,
 			bcn_lagdist_add(&f->lag, bcn_lag_ms(now, recs[i].t, recs[i].dur));
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Deletes the cached reports (report_cache_prefix<job>) of the jobs whose
+ * records were just stored: a report computed before they arrived is
+ * stale. A failure is logged (rate-limited); the report then lives until
+ * its time to live. */
+static void drop_reports(struct bcn_flusher *f)
+{
+	enum { CHUNK = 256 };
+	char keys[CHUNK][BCN_LOGSRV_PREFIX_MAX + 24];
+	const char *argv[CHUNK + 1] = { "DEL" };
+	size_t n = 0, k;
+
+	qsort(f->jobs, f->njobs, sizeof(*f->jobs), cmp_u64);
+	for (size_t i = 0; i < f->njobs; i++)
+		if (!n || f->jobs[i] != f->jobs[n - 1])
+			f->jobs[n++] = f->jobs[i];
+	for (size_t i = 0; i < n; i += k) {
+		redisReply *r;
+
+		for (k = 0; k < CHUNK && i + k < n; k++) {
+			snprintf(keys[k], sizeof(keys[k]), "%s%" PRIu64,
+				 f->cfg->report_cache_prefix, f->jobs[i + k]);
+			argv[k + 1] = keys[k];
+		}
+		r = redisCommandArgv(f->rc, (int)k + 1, argv, NULL);
+		if (!r || r->type == REDIS_REPLY_ERROR)
+			bcn_complain(&f->cache_complaint, BCN_LOG_WARNING,
+				     "flusher: cannot drop cached reports of "
+				     "%zu jobs: %s", k, r ? r->str : "no reply");
+		else
+			f->st->reports_dropped += (uint64_t)r->integer;
+		freeReplyObject(r);
+	}
+	f->njobs = 0;
+}
+
+/* Notes the jobs of n stored records, for drop_reports. */
+static void note_jobs(struct bcn_flusher *f, const struct bcn_record *recs,
+		      size_t n)
+{
+	if (!f->cfg->report_cache_prefix[0])
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (!recs[i].job || recs[i].type == BCN_REC_JOB)
+			continue;
+		if (f->njobs && f->jobs[f->njobs - 1] == recs[i].job)
+			continue;
+		if (f->njobs == BATCH_RECORDS_MAX)
+			drop_reports(f);
+		f->jobs[f->njobs++] = recs[i].job;
+	}
+}
+
 /* Hands the round's lag to the server's statistics, once its frames have
  * left the queue (a batch stored again after a failed trim counts once). */
 static void publish_lag(struct bcn_flusher *f)
@@ -313,8 +375,10 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 		}
 		if (nr == BATCH_RECORDS_MAX || (more != 1 && nr)) {
 			rc = bcn_store_append(f->store, f->items, nr);
-			if (!rc)
+			if (!rc) {
 				account_lag(f, f->recs, nr);
+				note_jobs(f, f->recs, nr);
+			}
 			nr = 0;
 		}
 	} while (more == 1 && rc == 0);
@@ -344,8 +408,10 @@ static int flush_round(struct bcn_flusher *f)
 		rc = flush_big(f, &f->frames[0]);
 	} else if (rc == 0 && nrec) {
 		rc = bcn_store_append(f->store, f->items, nrec);
-		if (!rc)
+		if (!rc) {
 			account_lag(f, f->recs, nrec);
+			note_jobs(f, f->recs, nrec);
+		}
 	} else if (rc < 0 && rc != -EIO) {
 		freeReplyObject(r);
 		release_decoders(f);
@@ -362,6 +428,8 @@ static int flush_round(struct bcn_flusher *f)
 	}
 	bcn_complain_release(&f->store_complaint, BCN_LOG_NOTICE,
 			     "flusher: record store is back");
+	if (f->njobs)
+		drop_reports(f);
 	t = redisCommand(f->rc, "LTRIM %s %llu -1", f->queue_key,
 			 (unsigned long long)used);
 	if (!t || t->type == REDIS_REPLY_ERROR) {
@@ -463,7 +531,8 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 	snprintf(f->dead_key, sizeof(f->dead_key), BCN_LOGSRV_DEAD_KEY, cfg->redis_prefix);
 	f->recs = calloc(BATCH_RECORDS_MAX, sizeof(*f->recs));
 	f->items = calloc(BATCH_RECORDS_MAX, sizeof(*f->items));
-	rc = f->recs && f->items ? 0 : -ENOMEM;
+	f->jobs = calloc(BATCH_RECORDS_MAX, sizeof(*f->jobs));
+	rc = f->recs && f->items && f->jobs ? 0 : -ENOMEM;
 	if (!rc) {
 		rc = bcn_store_open(&cfg->store.cfg, &f->store, err, sizeof(err));
 		if (rc)
@@ -475,6 +544,7 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 		bcn_store_close(f->store);
 		free(f->recs);
 		free(f->items);
+		free(f->jobs);
 		free(f);
 		return rc;
 	}
@@ -494,5 +564,6 @@ void bcn_flusher_stop(struct bcn_flusher *f)
 	bcn_store_close(f->store);
 	free(f->recs);
 	free(f->items);
+	free(f->jobs);
 	free(f);
 }

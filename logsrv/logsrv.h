@@ -51,6 +51,7 @@ struct bcn_logsrv_config {
 	uint64_t redis_port;
 	char redis_password_file[PATH_MAX];
 	char redis_prefix[BCN_LOGSRV_PREFIX_MAX];
+	char report_cache_prefix[BCN_LOGSRV_PREFIX_MAX];
 	bool redis_require_fsync;
 	uint64_t dedup_window;
 	int64_t dedup_ttl_ms;
@@ -104,6 +105,7 @@ struct bcn_logsrv_stats {
 	_Atomic uint64_t tls_failures;          /* TLS handshakes that failed */
 	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
+	_Atomic uint64_t reports_dropped;       /* cached reports made stale */
 	_Atomic uint64_t dead_letters;
 	_Atomic int64_t backlog;                /* frames in Redis, -1 unknown */
 	struct bcn_logsrv_lag lag;

@@ -634,6 +634,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "pending", (int64_t)t->redisq.pending_frames };
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
+	f[n++] = (struct stat_field){ "reports_dropped", (int64_t)t->reports_dropped };
 	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
 	return n + lag_fields(&t->lag, f + n);
 }

@@ -8,8 +8,9 @@
 # and written to the byte, the I/O mode exactly, and exactly its
 # forwarding nodes and OSTs; the reports come from the cache, and a
 # --fresh one equals them; the idle job's report says it did no I/O;
-# `beacon jobs --mode` finds jobs by the stored report; an unknown job
-# is an error.
+# `beacon jobs --mode` finds jobs by the stored report; a late record of
+# a job reaching the log server drops its cached report, and the next
+# report counts it; an unknown job is an error.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -146,6 +147,27 @@ if bad:
     print("\n".join(bad)); sys.exit(1)
 PYEOF
 [ $? = 0 ] || fail "reports differ from the truth"
+
+# a late record of job 2000 (1 MiB, inside its window) arrives
+[ "$(bcn_redis "$RP" EXISTS beacon:report:2000)" = 1 ] || fail "job 2000 not cached"
+start=$(python3 -c 'import json,sys,datetime as d; print(int(d.datetime.fromisoformat(json.load(open(sys.argv[1]))["start"].replace("Z","+00:00")).timestamp()))' "$T/job2000.json")
+"$BCN_BUILD/tests/lateframe" "$T/late.bin" cn00001 999999 2000 $((start + 5)) 1048576 || fail "lateframe"
+"$BEACON" replay --to "127.0.0.1:$LP" --key "$T/key" "$T/late.bin" > "$T/replay.json" 2> "$T/replay.err" ||
+	fail "replay: $(cat "$T/replay.err")"
+for _ in $(seq 1 200); do
+	[ "$(bcn_redis "$RP" EXISTS beacon:report:2000)" = 0 ] && break
+	sleep 0.05
+done
+[ "$(bcn_redis "$RP" EXISTS beacon:report:2000)" = 0 ] || fail "the late record left the cached report"
+[ "$(bcn_redis "$RP" EXISTS beacon:report:2001)" = 1 ] || fail "another job's report was dropped"
+"$BEACON" job 2000 --config "$T/analyzd.conf" --json > "$T/late.json" || fail "beacon job 2000 after the late record"
+python3 - "$T/job2000.json" "$T/late.json" <<'PYEOF'
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert not b["cached"], "a stale cached report"
+assert b["write_bytes"] == a["write_bytes"] + 1048576, (a["write_bytes"], b["write_bytes"])
+PYEOF
+[ $? = 0 ] || fail "the report after the late record"
 
 out=$("$BEACON" jobs --config "$T/analyzd.conf" --mode N-1 --json)
 [ "$(echo "$out" | grep -c '"job"')" = 1 ] || fail "beacon jobs --mode N-1: $out"

@@ -1,0 +1,501 @@
+/* Unit tests of analysis/report.c and report_parts.c over a real SQLite
+ * store (a temporary directory) and a private mariadbd (the job and the
+ * forwarding map): bytes spread exactly over 1 s buckets, means over the
+ * busy time, phases split by idle gaps and adding up to the bytes, the
+ * mode of every file-sharing pattern, the forwarding nodes of the I/O
+ * nodes with their own traffic and the job's share, OST and MDT parts
+ * against the targets' own records (never their job parts), records
+ * outside the window or of other jobs ignored, a job without I/O, a bound
+ * that makes the report partial; and the advice rules, each on a report
+ * that triggers it and on one that does not. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis/report.h"
+#include "common/error.h"
+#include "mariadb_fixture.h"
+#include "store/store.h"
+
+#define S(x) ((int64_t)(x) * 1000000000ll)
+#define MIB (1024ull * 1024)
+
+static struct mdb m;
+static char dir[64];
+static struct bcn_store *st;
+static struct bcn_jobdb *db;
+static uint64_t seq;
+
+static int setup(void **state)
+{
+	struct bcn_store_config c;
+	char err[512];
+
+	(void)state;
+	if (!mdb_installed()) {
+		fprintf(stderr, "report_test: mariadbd is not installed\n");
+		return -1;
+	}
+	if (mdb_start(&m))
+		return -1;
+	if (bcn_jobdb_open(&m.cfg, &db, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/report_test.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	bcn_store_config_defaults(&c);
+	snprintf(c.dir, sizeof(c.dir), "%s", dir);
+	c.retention_days = 36500;
+	return bcn_store_open(&c, &st, err, sizeof(err));
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	bcn_store_close(st);
+	bcn_jobdb_close(db);
+	mdb_stop(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? 0 : 0;
+}
+
+static void put(const struct bcn_record *r)
+{
+	struct bcn_store_item it = { .rec = r, .seq = ++seq, .idx = 0 };
+
+	assert_int_equal(bcn_store_append(st, &it, 1), 0);
+}
+
+/* An io record: node, pid, op, file, size x count over [t, t + dur). */
+static void io(uint64_t job, const char *node, uint64_t pid, int op,
+	       uint64_t file, uint64_t size, uint64_t count, int64_t t,
+	       int64_t dur)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_IO);
+	r.node = node;
+	r.job = job;
+	r.t = t;
+	r.dur = dur;
+	r.u.io.pid = pid;
+	r.u.io.op = (uint64_t)op;
+	r.u.io.file = file;
+	r.u.io.size = size;
+	r.u.io.count = count;
+	r.u.io.stride = (int64_t)size;
+	put(&r);
+}
+
+static void add_job(uint64_t id, const char *nodes, int64_t start, int64_t end)
+{
+	struct bcn_job j;
+
+	bcn_job_init(&j);
+	j.id = id;
+	j.user = "alice";
+	j.name = "app";
+	j.nodelist = nodes;
+	j.nnodes = 4;
+	j.submit = start;
+	j.start = start;
+	j.end = end;
+	j.state = BCN_JOB_COMPLETED;
+	assert_true(bcn_jobdb_upsert_job(db, &j) > 0);
+}
+
+static struct bcn_report *compute(uint64_t id, const struct bcn_report_config *c)
+{
+	struct bcn_report_config d;
+	struct bcn_report *r = NULL;
+
+	bcn_report_config_defaults(&d);
+	assert_int_equal(bcn_report_compute(st, db, id, S(2000000000), c ? c : &d,
+					    &r), 0);
+	return r;
+}
+
+static const struct bcn_report_part *part(const struct bcn_report *r,
+					  const char *layer, const char *c)
+{
+	for (size_t i = 0; i < r->nparts; i++)
+		if (!strcmp(r->parts[i].layer, layer) &&
+		    !strcmp(r->parts[i].component, c))
+			return &r->parts[i];
+	return NULL;
+}
+
+/* Four nodes write 10 MiB each to their own file in [1010, 1014), then
+ * all read one shared file in [1030, 1032): mixed, two phases. */
+static void test_client(void **state)
+{
+	const char *n[] = { "cn1", "cn2", "cn3", "cn4" };
+	struct bcn_report *r;
+
+	(void)state;
+	add_job(42, "cn[1-4]", S(1000), S(1100));
+	for (int i = 0; i < 4; i++) {
+		io(42, n[i], 100, BCN_IO_OPEN, 10 + i, 0, 1, S(1010), 0);
+		io(42, n[i], 100, BCN_IO_WRITE, 10 + i, MIB, 10, S(1010), S(4));
+		io(42, n[i], 100, BCN_IO_READ, 99, 4096, 512, S(1030), S(2));
+	}
+	io(42, "cn1", 100, BCN_IO_WRITE, 10, MIB, 1, S(5000), 0);  /* late */
+	io(43, "cn1", 100, BCN_IO_WRITE, 10, MIB, 1, S(1020), 0);  /* other */
+	r = compute(42, NULL);
+	assert_int_equal(r->write_bytes, 40 * MIB);
+	assert_int_equal(r->read_bytes, 4 * 512 * 4096);
+	assert_int_equal(r->write_ops, 40);
+	assert_int_equal(r->meta_ops_client, 4);
+	assert_int_equal(r->io_nodes, 4);
+	assert_int_equal(r->io_procs, 4);
+	assert_int_equal(r->files, 5);
+	assert_int_equal(r->shared_files, 1);
+	assert_string_equal(r->mode, "mixed");
+	/* 40 MiB over 4 s: 10 MiB in each 1 s bucket, the mean the same */
+	assert_true(r->write_bw_peak == 10.0 * MIB);
+	assert_true(r->write_bw_mean == 10.0 * MIB);
+	assert_true(r->read_bw_mean == 4.0 * MIB);
+	assert_int_equal(r->nphases, 2);
+	assert_int_equal(r->phases[0].start, S(1010));
+	assert_int_equal(r->phases[0].end, S(1014));
+	assert_int_equal(r->phases[0].write_bytes, 40 * MIB);
+	assert_int_equal(r->phases[1].read_bytes, r->read_bytes);
+	assert_int_equal(r->phases[0].meta_ops, 4);
+	assert_int_equal(r->step_ns, S(1));
+	assert_int_equal(r->nseries, 22);       /* 1010 .. 1031 */
+	assert_int_equal(r->series[3].write_bytes, 10 * MIB);
+	assert_int_equal(r->size_hist[20], 40);
+	assert_int_equal(r->size_hist[12], 4 * 512);
+	assert_false(r->partial);
+	bcn_report_free(r);
+}
+
+/* One process per node, each writing its own offsets of one file: N-1;
+ * groups of two on two files: N-M; one process: 1-1; own files: N-N. */
+static void test_modes(void **state)
+{
+	static const struct {
+		uint64_t job;
+		uint64_t files[4];      /* node i's file; 0: no I/O */
+		const char *mode;
+	} t[] = {
+		{ 50, { 7, 7, 7, 7 }, "N-1" },
+		{ 51, { 7, 7, 8, 8 }, "N-M" },
+		{ 52, { 7, 0, 0, 0 }, "1-1" },
+		{ 53, { 7, 8, 9, 10 }, "N-N" },
+		{ 54, { 0, 0, 0, 0 }, "none" },
+	};
+	const char *n[] = { "cn1", "cn2", "cn3", "cn4" };
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		struct bcn_report *r;
+
+		add_job(t[k].job, "cn[1-4]", S(3000), S(3100));
+		for (int i = 0; i < 4; i++)
+			if (t[k].files[i])
+				io(t[k].job, n[i], 7, BCN_IO_WRITE,
+				   t[k].files[i], MIB, 2, S(3010), S(1));
+		r = compute(t[k].job, NULL);
+		assert_string_equal(r->mode, t[k].mode);
+		if (!t[k].files[0]) {
+			assert_int_equal(r->nfindings, 1);
+			assert_string_equal(r->findings[0].code, "no_io");
+		}
+		bcn_report_free(r);
+	}
+}
+
+static void ost_rec(uint64_t job, const char *target, const char *jobid,
+		    uint64_t wr, int64_t t)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_OST);
+	r.node = "oss1";
+	r.job = job;
+	r.t = t;
+	r.dur = S(1);
+	r.u.ost.target = target;
+	r.u.ost.jobid = jobid;
+	r.u.ost.write_bytes = wr;
+	r.u.ost.ops[BCN_OST_WRITE] = wr / MIB;
+	put(&r);
+}
+
+static void fwd_rec(const char *node, int cls, uint64_t bytes, int64_t t)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_FWD_REQ);
+	r.node = node;
+	r.t = t;
+	r.dur = S(1);
+	r.u.fwd_req.cls = (uint64_t)cls;
+	r.u.fwd_req.count = bytes / MIB;
+	r.u.fwd_req.bytes = bytes;
+	if (cls == BCN_FWD_ALL) {
+		r.u.fwd_req.latency.count = 4;
+		r.u.fwd_req.latency.sum = 400;
+		r.u.fwd_req.latency.p95 = 150;
+		r.u.fwd_req.queue.count = 2;
+		r.u.fwd_req.queue.sum = 6;
+	}
+	put(&r);
+}
+
+/* The OST's own record says 400 MiB; the job's part 100 MiB, another
+ * job's 300 MiB: a share of 1/4, not 1/8. The forwarding nodes of cn1,
+ * cn2 (fwdA) and cn3 (fwdB); fwdC serves nobody of the job. */
+static void test_parts(void **state)
+{
+	struct bcn_fwdmap_entry e[] = {
+		{ "cn[1-2]", "fwdA", 0, INT64_MAX },
+		{ "cn3", "fwdB", 0, INT64_MAX },
+		{ "cn4", "fwdC", 0, INT64_MAX },
+	};
+	const struct bcn_report_part *p;
+	struct bcn_record mr;
+	struct bcn_report *r;
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++)
+		assert_true(bcn_jobdb_add_fwdmap(db, &e[i]) > 0);
+	add_job(60, "cn[1-4]", S(4000), S(4100));
+	io(60, "cn1", 1, BCN_IO_WRITE, 5, MIB, 30, S(4010), S(1));
+	io(60, "cn2", 1, BCN_IO_WRITE, 6, MIB, 30, S(4010), S(1));
+	io(60, "cn3", 1, BCN_IO_WRITE, 7, MIB, 40, S(4010), S(1));
+	ost_rec(0, "fs-OST0000", "", 400 * MIB, S(4010));
+	ost_rec(60, "fs-OST0000", "60", 100 * MIB, S(4010));
+	ost_rec(61, "fs-OST0000", "61", 300 * MIB, S(4010));
+	fwd_rec("fwdA", BCN_FWD_WRITE, 240 * MIB, S(4010));
+	fwd_rec("fwdA", BCN_FWD_ALL, 0, S(4010));
+	fwd_rec("fwdB", BCN_FWD_WRITE, 40 * MIB, S(4010));
+	fwd_rec("fwdC", BCN_FWD_WRITE, 900 * MIB, S(4010));
+	bcn_record_init(&mr, BCN_REC_MDS);
+	mr.node = "mds1";
+	mr.t = S(4010);
+	mr.u.mds.target = "fs-MDT0000";
+	mr.u.mds.ops[BCN_MD_OPEN] = 70;
+	put(&mr);
+	mr.job = 60;
+	mr.u.mds.jobid = "60";
+	mr.u.mds.ops[BCN_MD_OPEN] = 7;
+	put(&mr);
+	r = compute(60, NULL);
+	assert_int_equal(r->write_bytes, 100 * MIB);
+	p = part(r, "ost", "fs-OST0000");
+	assert_non_null(p);
+	assert_int_equal(p->write_bytes, 100 * MIB);
+	assert_int_equal(p->total_write, 400 * MIB);
+	assert_true(p->share == 0.25);
+	p = part(r, "forward", "fwdA");
+	assert_non_null(p);
+	assert_int_equal(p->write_bytes, 60 * MIB);
+	assert_int_equal(p->nodes, 2);
+	assert_int_equal(p->total_write, 240 * MIB);
+	assert_true(p->share == 0.25);
+	assert_true(p->lat_mean_us == 100.0 && p->lat_p95_us == 150.0);
+	assert_true(p->queue_mean == 3.0);
+	p = part(r, "forward", "fwdB");
+	assert_non_null(p);
+	assert_true(p->share == 1.0);
+	assert_null(part(r, "forward", "fwdC"));
+	p = part(r, "mds", "fs-MDT0000");
+	assert_non_null(p);
+	assert_int_equal(p->ops, 7);
+	assert_int_equal(p->total_ops, 70);
+	assert_int_equal(r->meta_ops, 7);
+	/* fwdA carried 180 MiB for others, 60 for the job: a neighbour
+	 * only above advice_neighbour_min_bytes */
+	assert_int_equal(r->nfindings, 0);
+	bcn_report_free(r);
+}
+
+static void test_partial(void **state)
+{
+	struct bcn_report_config c;
+	struct bcn_report *r;
+
+	(void)state;
+	bcn_report_config_defaults(&c);
+	c.pairs_max = 2;
+	add_job(70, "cn[1-4]", S(5000), S(5100));
+	io(70, "cn1", 1, BCN_IO_WRITE, 1, MIB, 1, S(5010), 0);
+	io(70, "cn2", 1, BCN_IO_WRITE, 2, MIB, 1, S(5010), 0);
+	io(70, "cn3", 1, BCN_IO_WRITE, 3, MIB, 1, S(5010), 0);
+	r = compute(70, &c);
+	assert_true(r->partial);
+	assert_int_equal(r->write_bytes, 3 * MIB);     /* bytes still exact */
+	bcn_report_free(r);
+	r = NULL;
+	assert_int_equal(bcn_report_compute(st, db, 999, S(6000), &c, &r),
+			 -ENOENT);
+	assert_null(r);
+}
+
+/* ---- advice, on hand-made reports ---- */
+
+struct rule_case {
+	const char *code;
+	void (*make)(struct bcn_report *r, bool trigger);
+};
+
+static void add_part(struct bcn_report *r, const char *layer, const char *c,
+		     uint64_t rd, uint64_t wr, uint64_t trd, uint64_t twr)
+{
+	struct bcn_report_part *p;
+
+	r->parts = realloc(r->parts, (r->nparts + 1) * sizeof(*p));
+	assert_non_null(r->parts);
+	p = &r->parts[r->nparts++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->layer, sizeof(p->layer), "%s", layer);
+	snprintf(p->component, sizeof(p->component), "%s", c);
+	p->read_bytes = rd;
+	p->write_bytes = wr;
+	p->total_read = trd;
+	p->total_write = twr;
+}
+
+#define GIB (1024 * MIB)
+
+static void mk_n1(struct bcn_report *r, bool on)
+{
+	snprintf(r->mode, sizeof(r->mode), "N-1");
+	r->io_nodes = 64;
+	r->write_bytes = 10 * GIB;
+	add_part(r, "ost", "o0", 0, 5 * GIB, 0, 5 * GIB);
+	add_part(r, "ost", "o1", 0, 5 * GIB, 0, 5 * GIB);
+	if (!on)
+		for (int i = 2; i < 8; i++)
+			add_part(r, "ost", "ox", 0, 1, 0, 1);
+}
+
+static void mk_small(struct bcn_report *r, bool on)
+{
+	r->write_ops = 100000;
+	r->size_hist[12] = on ? 90000 : 10000;         /* 4 KiB */
+	r->size_hist[20] = 100000 - r->size_hist[12];  /* 1 MiB */
+}
+
+static void mk_meta(struct bcn_report *r, bool on)
+{
+	r->meta_ops = 500000;
+	r->write_bytes = on ? 1 * GIB : 100 * GIB;
+}
+
+static void mk_one(struct bcn_report *r, bool on)
+{
+	r->io_procs = 1;
+	r->nnodes = on ? 64 : 1;
+	r->write_bytes = 20 * GIB;
+}
+
+static void mk_ost_imb(struct bcn_report *r, bool on)
+{
+	add_part(r, "ost", "o0", 0, on ? 9 * GIB : 3 * GIB, 0, 10 * GIB);
+	add_part(r, "ost", "o1", 0, 1 * GIB, 0, 10 * GIB);
+	add_part(r, "ost", "o2", 0, on ? 1 * GIB : 3 * GIB, 0, 10 * GIB);
+}
+
+static void mk_fwd_imb(struct bcn_report *r, bool on)
+{
+	add_part(r, "forward", "f0", 0, on ? 6 * GIB : 2 * GIB, 0, 20 * GIB);
+	add_part(r, "forward", "f1", 0, 1 * GIB, 0, 20 * GIB);
+	add_part(r, "forward", "f2", 0, 1 * GIB, 0, 20 * GIB);
+}
+
+static void mk_backend(struct bcn_report *r, bool on)
+{
+	r->read_bytes = 4 * GIB;
+	add_part(r, "ost", "o0", on ? 16 * GIB : 4 * GIB, 0, 20 * GIB, 0);
+}
+
+static void mk_neighbour(struct bcn_report *r, bool on)
+{
+	r->write_bytes = 1 * GIB;
+	add_part(r, "forward", "f0", 0, 1 * GIB, 0, on ? 12 * GIB : 2 * GIB);
+}
+
+static void mk_none(struct bcn_report *r, bool on)
+{
+	r->records = on ? 0 : 10;
+}
+
+static void test_advice(void **state)
+{
+	static const struct rule_case cases[] = {
+		{ "n1_few_osts", mk_n1 }, { "small_requests", mk_small },
+		{ "metadata_heavy", mk_meta }, { "one_process_io", mk_one },
+		{ "ost_imbalance", mk_ost_imb }, { "fwd_imbalance", mk_fwd_imb },
+		{ "backend_reads", mk_backend },
+		{ "heavy_neighbour", mk_neighbour }, { "no_io", mk_none },
+	};
+	struct bcn_advice_config c;
+
+	(void)state;
+	bcn_advice_config_defaults(&c);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		for (int on = 0; on < 2; on++) {
+			struct bcn_report r;
+			bool found = false;
+
+			memset(&r, 0, sizeof(r));
+			snprintf(r.mode, sizeof(r.mode), "N-N");
+			r.records = 1;
+			cases[k].make(&r, on);
+			assert_int_equal(bcn_advice_run(&r, &c), 0);
+			for (size_t i = 0; i < r.nfindings; i++) {
+				found |= !strcmp(r.findings[i].code,
+						 cases[k].code);
+				assert_true(r.findings[i].message[0]);
+				assert_true(r.findings[i].evidence[0] == '{');
+			}
+			if (found != (bool)on)
+				fail_msg("%s: %s on a report that should %s it",
+					 cases[k].code, found ? "found" :
+					 "missing", on ? "trigger" : "not trigger");
+			free(r.findings);
+			free(r.parts);
+		}
+	}
+}
+
+static void test_mode_rule(void **state)
+{
+	(void)state;
+	assert_string_equal(bcn_report_mode(0, 4, 4, 0, 0), "none");
+	assert_string_equal(bcn_report_mode(1, 1, 3, 0, 3), "1-1");
+	assert_string_equal(bcn_report_mode(1, 4, 4, 0, 0), "N-N");
+	assert_string_equal(bcn_report_mode(1, 4, 2, 2, 2), "N-1");
+	assert_string_equal(bcn_report_mode(1, 4, 2, 2, 0), "N-M");
+	assert_string_equal(bcn_report_mode(1, 4, 5, 1, 1), "mixed");
+}
+
+int main(void)
+{
+	const struct CMUnitTest db_tests[] = {
+		cmocka_unit_test(test_client),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_partial),
+	};
+	const struct CMUnitTest pure[] = {
+		cmocka_unit_test(test_advice),
+		cmocka_unit_test(test_mode_rule),
+	};
+	int rc = cmocka_run_group_tests_name("advice", pure, NULL, NULL);
+
+	return rc | cmocka_run_group_tests_name("report", db_tests, setup,
+						 teardown);
+}
