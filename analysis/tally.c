@@ -120,8 +120,10 @@ void bcn_tally_init(struct bcn_tally *t, size_t max)
 
 void bcn_tally_free(struct bcn_tally *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		free(t->e[i].key);
+		free(t->e[i].str);
+	}
 	free(t->e);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
@@ -189,5 +191,16 @@ int bcn_tally_get(struct bcn_tally *t, const char *key,
 		return -ENOMEM;
 	t->slot[tally_find(t, key)] = ++t->n;
 	*out = e;
+	return 0;
+}
+
+int bcn_tally_set_str(struct bcn_tally_entry *e, const char *s)
+{
+	char *c = strdup(s);
+
+	if (!c)
+		return -ENOMEM;
+	free(e->str);
+	e->str = c;
 	return 0;
 }

@@ -34,7 +34,7 @@ int bcn_u64map_get(struct bcn_u64map *m, uint64_t key, uint64_t **val,
 struct bcn_tally_entry {
 	char *key;
 	uint64_t v[BCN_TALLY_VALS];
-	double d[2];
+	char *str;                      /* a string value, owned, or NULL */
 };
 
 struct bcn_tally {
@@ -50,6 +50,9 @@ void bcn_tally_free(struct bcn_tally *t);
  * or -ENOMEM. The pointer lives until the next bcn_tally_get. */
 int bcn_tally_get(struct bcn_tally *t, const char *key,
 		  struct bcn_tally_entry **out);
+
+/* Sets e's string value to a copy of s. Returns 0 or -ENOMEM. */
+int bcn_tally_set_str(struct bcn_tally_entry *e, const char *s);
 
 /* The entry of key, or NULL. */
 struct bcn_tally_entry *bcn_tally_find(const struct bcn_tally *t,

@@ -18,5 +18,6 @@ int bcn_cmd_import_jobs(int argc, char **argv);
 int bcn_cmd_import_map(int argc, char **argv);
 int bcn_cmd_jobs(int argc, char **argv);
 int bcn_cmd_job(int argc, char **argv);
+int bcn_cmd_top(int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct bcn_command commands[] = {
 	  "store compute-to-forwarding map files in the job database" },
 	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
 	{ "job", bcn_cmd_job, "the I/O report of one job" },
+	{ "top", bcn_cmd_top, "the jobs doing I/O now, busiest first" },
 };
 
 static void usage(FILE *out)

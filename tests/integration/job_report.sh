@@ -10,7 +10,9 @@
 # --fresh one equals them; the idle job's report says it did no I/O;
 # `beacon jobs --mode` finds jobs by the stored report; a late record of
 # a job reaching the log server drops its cached report, and the next
-# report counts it; an unknown job is an error.
+# report counts it; `beacon top --once --json` over the whole run gives
+# every job's bytes, forwarding nodes and OSTs as the reports do, busiest
+# first; an unknown job is an error.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -168,6 +170,28 @@ assert not b["cached"], "a stale cached report"
 assert b["write_bytes"] == a["write_bytes"] + 1048576, (a["write_bytes"], b["write_bytes"])
 PYEOF
 [ $? = 0 ] || fail "the report after the late record"
+
+"$BEACON" top --config "$T/analyzd.conf" --once --json --at $((epoch + 3600)) --window 1h > "$T/top.json" ||
+	fail "beacon top"
+python3 - "$T" <<'PYEOF'
+import json, sys
+T = sys.argv[1]
+top = json.load(open(T + "/top.json"))
+jobs = {j["job"]: j for j in top["jobs"]}
+truth = [d for d in map(json.loads, open(T + "/truth.jsonl")) if d["kind"] == "job"]
+bws = [j["read_bw"] + j["write_bw"] for j in top["jobs"]]
+assert bws == sorted(bws, reverse=True), bws
+for t in truth:
+    if not t["read_bytes"] + t["write_bytes"]:
+        continue
+    j = jobs[t["job"]]
+    late = 1048576 if t["job"] == 2000 else 0
+    assert (j["read_bytes"], j["write_bytes"]) == (t["read_bytes"], t["write_bytes"] + late), (j, t)
+    assert sorted(j["forwarding"]) == sorted(t["forwarding"]), (j, t)
+    assert sorted(j["osts"]) == sorted(t["osts"]), (j, t)
+    assert j["user"] and j["nnodes"] == t["nodes"], j
+PYEOF
+[ $? = 0 ] || fail "beacon top's view"
 
 out=$("$BEACON" jobs --config "$T/analyzd.conf" --mode N-1 --json)
 [ "$(echo "$out" | grep -c '"job"')" = 1 ] || fail "beacon jobs --mode N-1: $out"
