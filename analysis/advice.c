@@ -196,12 +196,23 @@ static int imbalance(struct bcn_report *r, const struct bcn_advice_config *c,
 	return 0;
 }
 
+/* Whether the client records cover the whole job: every node did I/O,
+ * or one process did it all. Rules that compare the job's own traffic
+ * with a server's need it (an unmonitored node's bytes would look like
+ * another job's, or like extra backend reads). */
+static bool covered(const struct bcn_report *r)
+{
+	return r->io_procs == 1 || r->io_nodes >= r->nnodes;
+}
+
 static int backend_reads(struct bcn_report *r,
 			 const struct bcn_advice_config *c)
 {
 	uint64_t ost = 0;
 	struct bcn_advice_finding *f;
 
+	if (!covered(r))
+		return 0;
 	for (size_t i = 0; i < r->nparts; i++)
 		if (!strcmp(r->parts[i].layer, "ost"))
 			ost += r->parts[i].read_bytes;
@@ -225,6 +236,8 @@ static int heavy_neighbour(struct bcn_report *r,
 {
 	struct bcn_advice_finding *f;
 
+	if (!covered(r))
+		return 0;
 	for (size_t i = 0; i < r->nparts; i++) {
 		const struct bcn_report_part *p = &r->parts[i];
 		uint64_t job = p->read_bytes + p->write_bytes;

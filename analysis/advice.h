@@ -82,7 +82,7 @@ void bcn_advice_config_defaults(struct bcn_advice_config *c);
 
 struct bcn_advice_finding {
 	char code[24];
-	char severity[8];               /* "info", "warning", "critical" */
+	char severity[12];              /* "info", "warning", "critical" */
 	char message[256];
 	char evidence[512];             /* a JSON object */
 };
