@@ -28,17 +28,24 @@ void bcn_report_config_defaults(struct bcn_report_config *c)
 	bcn_advice_config_defaults(&c->advice);
 }
 
-const char *bcn_report_mode(uint64_t bytes, uint64_t procs, uint64_t files,
-			    uint64_t shared, uint64_t by_all)
+#define MODE_PCT 95
+
+/* Whether part is at least MODE_PCT percent of whole. */
+static bool most(uint64_t part, uint64_t whole)
 {
-	if (!bytes || !procs)
+	return (unsigned __int128)part * 100 >= (unsigned __int128)whole * MODE_PCT;
+}
+
+const char *bcn_report_mode(const struct bcn_report_mode_in *m)
+{
+	if (!m->bytes || !m->procs)
 		return "none";
-	if (procs == 1)
+	if (m->procs == 1 || most(m->top_proc_bytes, m->bytes))
 		return "1-1";
-	if (!shared)
+	if (most(m->private_bytes, m->bytes))
 		return "N-N";
-	if (shared == files)
-		return by_all == files ? "N-1" : "N-M";
+	if (most(m->shared_bytes, m->bytes))
+		return most(m->global_bytes, m->shared_bytes) ? "N-1" : "N-M";
 	return "mixed";
 }
 
@@ -86,18 +93,22 @@ static void spread(struct bcn_report_cpass *c, uint64_t *col, int64_t t,
 	}
 }
 
-/* Adds [t, t + dur) to a running union of intervals in start order. */
-static void cover(int64_t *cs, int64_t *ce, int64_t *total, int64_t t,
-		  int64_t dur)
+/* Notes a record's [t, t + dur) in the first-start and last-end columns
+ * of the buckets it starts and ends in. */
+static void span(struct bcn_report_cpass *c, int64_t *first, int64_t *last,
+		 int64_t t, int64_t dur)
 {
-	if (*ce > *cs && t <= *ce) {
-		if (t + dur > *ce)
-			*ce = t + dur;
-		return;
-	}
-	*total += *ce - *cs;
-	*cs = t;
-	*ce = t + dur;
+	int64_t s = t - c->base < 0 ? 0 : t - c->base;
+	int64_t e = t + dur - c->base;
+	size_t a = (size_t)(s / c->unit), b;
+
+	b = e > s ? (size_t)((e - 1) / c->unit) : a;
+	a = a < c->nsec ? a : c->nsec - 1;
+	b = b < c->nsec ? b : c->nsec - 1;
+	if (t < first[a])
+		first[a] = t;
+	if (t + dur > last[b])
+		last[b] = t + dur;
 }
 
 static int account_proc(struct bcn_report_cpass *c, const struct bcn_record *r,
@@ -111,6 +122,9 @@ static int account_proc(struct bcn_report_cpass *c, const struct bcn_record *r,
 	h = bcn_tally_hash(h, &io->pid, sizeof(io->pid));
 	h = bcn_tally_hash(h, &io->rank, sizeof(io->rank));
 	if ((rc = bcn_u64map_get(&c->procs, h, &v, &fresh)))
+		return rc;
+	*v += bytes;
+	if ((rc = bcn_u64map_get(&c->file_bytes, io->file, &v, &fresh)))
 		return rc;
 	*v += bytes;
 	if ((rc = bcn_u64map_get(&c->pairs, bcn_tally_hash(h, &io->file,
@@ -157,9 +171,9 @@ static int client_record(void *arg, const struct bcn_record *r)
 	spread(c, c->rd, r->t, r->dur, t.read_bytes);
 	spread(c, c->wr, r->t, r->dur, t.write_bytes);
 	if (t.read_ops)
-		cover(&c->rs, &c->re, &rep->read_time, r->t, r->dur);
+		span(c, c->rfirst, c->rlast, r->t, r->dur);
 	if (t.write_ops)
-		cover(&c->ws, &c->we, &rep->write_time, r->t, r->dur);
+		span(c, c->wfirst, c->wlast, r->t, r->dur);
 	rc = bcn_tally_get(&c->nodes, r->node, &e);
 	if (!rc) {
 		e->v[0] += t.read_bytes;
@@ -195,11 +209,21 @@ static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 	c->rd = calloc(n, sizeof(*c->rd));
 	c->wr = calloc(n, sizeof(*c->wr));
 	c->meta = calloc(n, sizeof(*c->meta));
+	c->rfirst = malloc(n * sizeof(*c->rfirst));
+	c->wfirst = malloc(n * sizeof(*c->wfirst));
+	c->rlast = calloc(n, sizeof(*c->rlast));
+	c->wlast = calloc(n, sizeof(*c->wlast));
 	bcn_u64map_init(&c->procs, cfg->pairs_max);
 	bcn_u64map_init(&c->pairs, cfg->pairs_max);
 	bcn_u64map_init(&c->files, cfg->pairs_max);
+	bcn_u64map_init(&c->file_bytes, cfg->pairs_max);
 	bcn_tally_init(&c->nodes, cfg->nodes_max);
-	return c->rd && c->wr && c->meta ? 0 : -ENOMEM;
+	if (!c->rd || !c->wr || !c->meta || !c->rfirst || !c->wfirst ||
+	    !c->rlast || !c->wlast)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		c->rfirst[i] = c->wfirst[i] = INT64_MAX;
+	return 0;
 }
 
 void bcn_report_cpass_free(struct bcn_report_cpass *c)
@@ -207,9 +231,14 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c)
 	free(c->rd);
 	free(c->wr);
 	free(c->meta);
+	free(c->rfirst);
+	free(c->wfirst);
+	free(c->rlast);
+	free(c->wlast);
 	bcn_u64map_free(&c->procs);
 	bcn_u64map_free(&c->pairs);
 	bcn_u64map_free(&c->files);
+	bcn_u64map_free(&c->file_bytes);
 	bcn_tally_free(&c->nodes);
 }
 
@@ -217,34 +246,78 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c)
 static void client_mode(struct bcn_report_cpass *c)
 {
 	struct bcn_report *r = c->r;
-	uint64_t by_all = 0;
+	struct bcn_report_mode_in m = { .bytes = r->read_bytes + r->write_bytes };
+	uint64_t *b;
+	bool fresh;
 
-	r->io_procs = c->procs.n;
+	r->io_procs = m.procs = c->procs.n;
 	r->io_nodes = c->nodes.n;
 	r->files = c->files.n;
 	for (size_t i = 0; i < c->files.cap; i++) {
-		if (!c->files.used[i])
+		uint64_t np = c->files.vals[i];
+
+		if (!c->files.used[i] ||
+		    bcn_u64map_get(&c->file_bytes, c->files.keys[i], &b, &fresh))
 			continue;
-		r->shared_files += c->files.vals[i] > 1;
-		by_all += c->files.vals[i] == r->io_procs;
+		r->shared_files += np > 1;
+		if (np > 1)
+			m.shared_bytes += *b;
+		else
+			m.private_bytes += *b;
+		if (np * 2 > m.procs)
+			m.global_bytes += *b;
 	}
 	for (size_t i = 0; i < c->procs.cap; i++)
 		if (c->procs.used[i] && c->procs.vals[i] > r->busiest_proc_bytes)
 			r->busiest_proc_bytes = c->procs.vals[i];
-	snprintf(r->mode, sizeof(r->mode), "%s",
-		 bcn_report_mode(r->read_bytes + r->write_bytes, r->io_procs,
-				 r->files, r->shared_files, by_all));
+	m.top_proc_bytes = r->busiest_proc_bytes;
+	snprintf(r->mode, sizeof(r->mode), "%s", bcn_report_mode(&m));
 }
 
-/* Peaks at the bucket resolution, the means over the busy time. */
+/* First start and last end of a column's records in buckets [a, b]:
+ * the length, 0 when none. Moves *lo and *hi to cover them. */
+static int64_t span_of(const int64_t *first, const int64_t *last, size_t a,
+		       size_t b, int64_t *lo, int64_t *hi)
+{
+	int64_t f = INT64_MAX, l = 0;
+
+	for (size_t i = a; i <= b; i++) {
+		if (first[i] < f)
+			f = first[i];
+		if (last[i] > l)
+			l = last[i];
+	}
+	if (f == INT64_MAX || l <= f)
+		return 0;
+	if (f < *lo)
+		*lo = f;
+	if (l > *hi)
+		*hi = l;
+	return l - f;
+}
+
+/* Peaks at the bucket resolution; the means over the phases' busy time:
+ * per phase from its first data operation to its last, per direction. */
 static void client_rates(struct bcn_report_cpass *c)
 {
 	struct bcn_report *r = c->r;
 	double unit_s = (double)c->unit / 1e9;
-	int64_t busy;
+	int64_t busy = 0;
 
-	r->read_time += c->re - c->rs;
-	r->write_time += c->we - c->ws;
+	for (size_t k = 0; k < r->nphases; k++) {
+		struct bcn_report_phase *p = &r->phases[k];
+		size_t a = (size_t)((p->start - c->base) / c->unit);
+		size_t b = (size_t)((p->end - c->base) / c->unit) - 1;
+		int64_t lo = INT64_MAX, hi = 0;
+
+		r->read_time += span_of(c->rfirst, c->rlast, a, b, &lo, &hi);
+		r->write_time += span_of(c->wfirst, c->wlast, a, b, &lo, &hi);
+		if (hi > lo) {
+			busy += hi - lo;
+			p->start = lo;  /* exact, no longer the buckets' */
+			p->end = hi;
+		}
+	}
 	for (size_t i = 0; i < c->nsec; i++) {
 		if ((double)c->rd[i] / unit_s > r->read_bw_peak)
 			r->read_bw_peak = (double)c->rd[i] / unit_s;
@@ -257,7 +330,6 @@ static void client_rates(struct bcn_report_cpass *c)
 	if (r->write_time > 0)
 		r->write_bw_mean = (double)r->write_bytes * 1e9 /
 				   (double)r->write_time;
-	busy = r->io_last - r->io_first;
 	if (busy > 0)
 		r->iops = (double)(r->read_ops + r->write_ops) * 1e9 /
 			  (double)busy;
@@ -361,10 +433,12 @@ static int client_pass(struct bcn_store *st, struct bcn_report *r,
 	if ((rc = bcn_store_scan(st, &q, client_record, c)))
 		return rc;
 	client_mode(c);
-	client_rates(c);
 	if ((rc = client_series(c, cfg->series_max)))
 		return rc;
-	return client_phases(c, cfg);
+	if ((rc = client_phases(c, cfg)))
+		return rc;
+	client_rates(c);
+	return 0;
 }
 
 /* ---- assembly ---- */

@@ -125,7 +125,8 @@ struct bcn_report {
 	uint64_t op_count[BCN_IO_OP_MAX];
 	uint64_t size_hist[BCN_HIST_BUCKETS];   /* data ops by log2 size */
 	int64_t io_first, io_last;      /* first start, last end of data I/O */
-	int64_t read_time, write_time;  /* union of the records' intervals */
+	int64_t read_time, write_time;  /* per phase, first start to last end
+					 * of its reads (writes), summed */
 	double read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak;
 	double iops, meta_rate_io;      /* data ops/s; client meta ops/s in
 					 * the I/O phases */
@@ -149,14 +150,25 @@ struct bcn_report {
 	char why[BCN_REPORT_WHY_MAX];
 };
 
-/* The I/O mode from who accessed what: procs processes moved data, to
- * files files; shared of them had more than one process, by_all every
- * process. "none" without data, "1-1" for one process, "N-N" when no
- * file is shared, "N-1" when every file is shared by all processes (one
- * shared input, one shared checkpoint), "N-M" when every file is shared
- * by a group, "mixed" otherwise. */
-const char *bcn_report_mode(uint64_t bytes, uint64_t procs, uint64_t files,
-			    uint64_t shared, uint64_t by_all);
+/* Who moved the bytes, for bcn_report_mode: processes are (node, pid,
+ * rank); a file is private when one process touched it, global when more
+ * than half of the processes did. */
+struct bcn_report_mode_in {
+	uint64_t bytes;                 /* read and written */
+	uint64_t procs;                 /* processes that moved data */
+	uint64_t top_proc_bytes;        /* the busiest process's bytes */
+	uint64_t private_bytes;         /* bytes of private files */
+	uint64_t shared_bytes;          /* bytes of files shared by more */
+	uint64_t global_bytes;          /* bytes of global files */
+};
+
+/* The I/O mode (docs/report.md), by where 95% of the bytes went: "none"
+ * without data; "1-1" when one process moved them; "N-N" when private
+ * files hold them; "N-1" when shared files hold them and those are
+ * global; "N-M" when shared files hold them, shared by groups; "mixed"
+ * otherwise. A launcher's log or a tool's output does not change a
+ * job's mode. */
+const char *bcn_report_mode(const struct bcn_report_mode_in *m);
 
 /* Computes job's report from store st and db (the job, the forwarding
  * map), at time now_ns (the end of a running job's window). *out is

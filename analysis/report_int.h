@@ -11,10 +11,14 @@ struct bcn_report_cpass {
 	int64_t base, unit;             /* bucket i is [base + i*unit, +unit) */
 	size_t nsec;
 	uint64_t *rd, *wr, *meta;       /* per bucket */
-	int64_t rs, re, ws, we;         /* current read / write intervals */
+	int64_t *rfirst, *rlast;        /* per bucket: first start of a read
+					 * record in it, last end of one that
+					 * ends in it (INT64_MAX / 0: none) */
+	int64_t *wfirst, *wlast;        /* the same for writes */
 	struct bcn_u64map procs;        /* process -> bytes */
 	struct bcn_u64map pairs;        /* (file, process) seen */
 	struct bcn_u64map files;        /* file -> processes */
+	struct bcn_u64map file_bytes;   /* file -> bytes */
 	struct bcn_tally nodes;         /* node -> read, write, ops */
 };
 
