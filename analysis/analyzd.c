@@ -24,6 +24,7 @@ static const char *const log_dests[] = { "stderr", "syslog", NULL };
 #define M(m) BCN_CFG_MEMBER(struct bcn_analyzd_config, m)
 const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_STORE_CONFIG_OPTIONS(struct bcn_analyzd_config, store),
+	BCN_STORES_CONFIG_OPTIONS(struct bcn_analyzd_config, stores),
 	BCN_JOBDB_CONFIG_OPTIONS(struct bcn_analyzd_config, db),
 	BCN_REPORT_CONFIG_OPTIONS(struct bcn_analyzd_config, report),
 	BCN_ADVICE_CONFIG_OPTIONS(struct bcn_analyzd_config, report.advice),
@@ -64,7 +65,7 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 struct analyzd {
 	const struct bcn_analyzd_config *cfg;
 	struct bcn_analyzd_stats *st;
-	struct bcn_store *store;
+	struct bcn_stores store;
 	struct bcn_jobdb *db;
 	struct bcn_cache *cache;
 	struct bcn_complain sacct_c, report_c, cache_c;
@@ -146,7 +147,7 @@ static int poll_sacct(struct analyzd *a)
 static int report_one(struct analyzd *a, uint64_t id, bool live)
 {
 	struct bcn_report *r = NULL;
-	int rc = bcn_report_compute(a->store, a->db, id, now_ns(),
+	int rc = bcn_report_compute(&a->store, a->db, id, now_ns(),
 				    &a->cfg->report, &r);
 
 	if (!rc)
@@ -210,7 +211,8 @@ static int start(struct analyzd *a, const struct bcn_analyzd_config *cfg)
 		BCN_ERR("%s", err);
 		return rc;
 	}
-	if ((rc = bcn_store_open(&sc, &a->store, err, sizeof(err)))) {
+	if ((rc = bcn_stores_open(&sc, &cfg->stores, &a->store, err,
+				  sizeof(err)))) {
 		BCN_ERR("%s", err);
 		return rc;
 	}
@@ -264,8 +266,7 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 out:
 	bcn_buf_free(&a.json);
 	bcn_cache_close(a.cache);
-	if (a.store)
-		bcn_store_close(a.store);
+	bcn_stores_close(&a.store);
 	if (a.db)
 		bcn_jobdb_close(a.db);
 	return rc;

@@ -13,6 +13,7 @@
 
 #include "analysis/cache.h"
 #include "analysis/report.h"
+#include "analysis/stores.h"
 #include "jobdb/jobdb.h"
 #include "store/store_config.h"
 
@@ -20,6 +21,7 @@
 
 struct bcn_analyzd_config {
 	struct bcn_store_settings store;
+	struct bcn_stores_config stores;
 	struct bcn_jobdb_config db;
 	struct bcn_report_config report;
 	struct bcn_cache_config cache;

@@ -10,7 +10,7 @@
 #include "analysis/report_int.h"
 #include "common/error.h"
 #include "jobdb/jobdb.h"
-#include "store/store.h"
+#include "analysis/stores.h"
 
 #define SEC 1000000000ll
 
@@ -414,7 +414,7 @@ static int client_phases(struct bcn_report_cpass *c,
 	return 0;
 }
 
-static int client_pass(struct bcn_store *st, struct bcn_report *r,
+static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 		       const struct bcn_report_config *cfg,
 		       struct bcn_report_cpass *c)
 {
@@ -430,7 +430,7 @@ static int client_pass(struct bcn_store *st, struct bcn_report *r,
 			   sizeof(*r->phases));
 	if (!r->phases)
 		return -ENOMEM;
-	if ((rc = bcn_store_scan(st, &q, client_record, c)))
+	if ((rc = bcn_stores_scan(st, &q, client_record, c)))
 		return rc;
 	client_mode(c);
 	if ((rc = client_series(c, cfg->series_max)))
@@ -469,7 +469,7 @@ static int copy_job(struct bcn_report *r, const struct bcn_job *j,
 	return r->nodelist ? 0 : -ENOMEM;
 }
 
-int bcn_report_compute(struct bcn_store *st, struct bcn_jobdb *db,
+int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,
 		       uint64_t job, int64_t now_ns,
 		       const struct bcn_report_config *cfg,
 		       struct bcn_report **out)

@@ -28,7 +28,7 @@
 #include "jobs/job.h"
 #include "proto/record.h"
 
-struct bcn_store;
+struct bcn_stores;
 struct bcn_jobdb;
 
 #define BCN_REPORT_NAME_MAX 256
@@ -175,7 +175,7 @@ const char *bcn_report_mode(const struct bcn_report_mode_in *m);
  * freed with bcn_report_free. Returns 0, 0 with (*out)->partial when a
  * bound was hit, -ENOENT when db has no such job, or a negative code
  * from the store or the database. */
-int bcn_report_compute(struct bcn_store *st, struct bcn_jobdb *db,
+int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,
 		       uint64_t job, int64_t now_ns,
 		       const struct bcn_report_config *cfg,
 		       struct bcn_report **out);

@@ -28,7 +28,7 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c);
 void bcn_report_partial(struct bcn_report *r, const char *why);
 
 /* The forwarding, OST and MDT parts of r, from c's I/O nodes. */
-int bcn_report_parts(struct bcn_store *st, struct bcn_jobdb *db,
+int bcn_report_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 		     struct bcn_report *r, const struct bcn_report_config *cfg,
 		     struct bcn_report_cpass *c);
 

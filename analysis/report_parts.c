@@ -8,7 +8,7 @@
 #include "analysis/report_int.h"
 #include "common/error.h"
 #include "jobdb/jobdb.h"
-#include "store/store.h"
+#include "analysis/stores.h"
 
 /* ---- forwarding ---- */
 
@@ -99,7 +99,7 @@ static struct bcn_report_part *new_part(struct bcn_report *r, size_t *cap)
 	return p;
 }
 
-static int forward_parts(struct bcn_store *st, struct bcn_jobdb *db,
+static int forward_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 			 struct bcn_report *r, struct bcn_report_cpass *c,
 			 const struct bcn_report_config *cfg, size_t *cap)
 {
@@ -132,7 +132,7 @@ static int forward_parts(struct bcn_store *st, struct bcn_jobdb *db,
 		p->write_bytes = e->v[1];
 		p->ops = e->v[2];
 		p->nodes = e->v[3];
-		rc = bcn_store_scan(st, &q, fwd_record, &l);
+		rc = bcn_stores_scan(st, &q, fwd_record, &l);
 		p->share = share(p->read_bytes + p->write_bytes,
 				 p->total_read + p->total_write);
 		if (l.lat_n)
@@ -216,7 +216,7 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 	return 0;
 }
 
-static int target_parts(struct bcn_store *st, struct bcn_report *r,
+static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 			const struct bcn_report_config *cfg, int layer,
 			size_t *cap)
 {
@@ -228,7 +228,7 @@ static int target_parts(struct bcn_store *st, struct bcn_report *r,
 	int rc;
 
 	bcn_tally_init(&tp.t, cfg->targets_max);
-	rc = bcn_store_scan(st, &q, tgt_record, &tp);
+	rc = bcn_stores_scan(st, &q, tgt_record, &tp);
 	if (rc == -BCN_EFULL) {
 		bcn_report_partial(r, "more targets than targets_max");
 		rc = 0;
@@ -241,7 +241,7 @@ static int target_parts(struct bcn_store *st, struct bcn_report *r,
 
 		tp.only = e;
 		q.entity = e->key;
-		if ((rc = bcn_store_scan(st, &q, tgt_record, &tp)))
+		if ((rc = bcn_stores_scan(st, &q, tgt_record, &tp)))
 			break;
 		if (!(p = new_part(r, cap))) {
 			rc = -ENOMEM;
@@ -280,7 +280,7 @@ static int by_component(const void *a, const void *b)
 	return d ? d : strcmp(p->component, q->component);
 }
 
-int bcn_report_parts(struct bcn_store *st, struct bcn_jobdb *db,
+int bcn_report_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 		     struct bcn_report *r, const struct bcn_report_config *cfg,
 		     struct bcn_report_cpass *c)
 {

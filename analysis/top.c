@@ -9,7 +9,7 @@
 #include "common/error.h"
 #include "common/timefmt.h"
 #include "jobdb/jobdb.h"
-#include "store/store.h"
+#include "analysis/stores.h"
 
 #define JOBS_SCAN_MAX (1u << 20)        /* distinct jobs in one window */
 #define NODES_MAX (1u << 22)
@@ -153,7 +153,7 @@ static void finish(struct bcn_top *t, struct bcn_jobdb *db, size_t jobs_max)
 	}
 }
 
-int bcn_top_compute(struct bcn_store *st, struct bcn_jobdb *db, int64_t from,
+int bcn_top_compute(const struct bcn_stores *st, struct bcn_jobdb *db, int64_t from,
 		    int64_t to, size_t jobs_max, struct bcn_top **out)
 {
 	struct bcn_top *t = calloc(1, sizeof(*t));
@@ -172,10 +172,10 @@ int bcn_top_compute(struct bcn_store *st, struct bcn_jobdb *db, int64_t from,
 	rc = rc < 0 ? rc : 0;
 	q.layer = BCN_LAYER_CLIENT;
 	if (!rc)
-		rc = bcn_store_scan(st, &q, client_rec, &p);
+		rc = bcn_stores_scan(st, &q, client_rec, &p);
 	q.layer = BCN_LAYER_OST;
 	if (!rc)
-		rc = bcn_store_scan(st, &q, ost_rec, &p);
+		rc = bcn_stores_scan(st, &q, ost_rec, &p);
 	bcn_tally_free(&p.fwd_of);
 	bcn_u64map_free(&p.index);
 	if (rc) {

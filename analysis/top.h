@@ -14,7 +14,7 @@
 #include "common/buf.h"
 #include "jobs/job.h"
 
-struct bcn_store;
+struct bcn_stores;
 struct bcn_jobdb;
 
 #define BCN_TOP_NAMES_MAX 256           /* forwarding nodes, OSTs per job */
@@ -39,7 +39,7 @@ struct bcn_top {
 
 /* Computes the view of [from, to), at most jobs_max jobs (the busiest
  * kept). Returns 0 and *out (free with bcn_top_free), or a negative code. */
-int bcn_top_compute(struct bcn_store *st, struct bcn_jobdb *db, int64_t from,
+int bcn_top_compute(const struct bcn_stores *st, struct bcn_jobdb *db, int64_t from,
 		    int64_t to, size_t jobs_max, struct bcn_top **out);
 void bcn_top_free(struct bcn_top *t);
 

@@ -15,6 +15,7 @@
 
 #include "analysis/cache.h"
 #include "analysis/report.h"
+#include "analysis/stores.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "common/error.h"
@@ -27,6 +28,7 @@
 
 struct job_conf {
 	struct bcn_store_settings store;
+	struct bcn_stores_config stores;
 	struct bcn_jobdb_config db;
 	struct bcn_report_config rc;
 	struct bcn_cache_config cache;
@@ -36,6 +38,7 @@ struct job_conf {
 #define M(m) BCN_CFG_MEMBER(struct job_conf, m)
 static const struct bcn_config_opt tab[] = {
 	BCN_STORE_CONFIG_OPTIONS(struct job_conf, store),
+	BCN_STORES_CONFIG_OPTIONS(struct job_conf, stores),
 	BCN_JOBDB_CONFIG_OPTIONS(struct job_conf, db),
 	BCN_REPORT_CONFIG_OPTIONS(struct job_conf, rc),
 	BCN_ADVICE_CONFIG_OPTIONS(struct job_conf, rc.advice),
@@ -60,7 +63,7 @@ static int64_t now_ns(void)
 static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 		   struct bcn_report **rep, char *err, size_t n)
 {
-	struct bcn_store *st = NULL;
+	struct bcn_stores st = { .n = 0 };
 	struct bcn_jobdb *db = NULL;
 	struct bcn_buf js;
 	int rc;
@@ -69,10 +72,10 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 	c->store.cfg.existing = true;
 	rc = bcn_jobdb_open(&c->db, &db, err, n);
 	if (!rc)
-		rc = bcn_store_open(&c->store.cfg, &st, err, n);
+		rc = bcn_stores_open(&c->store.cfg, &c->stores, &st, err, n);
 	if (rc)
 		goto out;
-	rc = bcn_report_compute(st, db, id, now_ns(), &c->rc, rep);
+	rc = bcn_report_compute(&st, db, id, now_ns(), &c->rc, rep);
 	if (rc == -ENOENT) {
 		snprintf(err, n, "no job %" PRIu64 " in the job database "
 			 "(beacon import-jobs)", id);
@@ -86,8 +89,7 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 		(void)bcn_cache_put(cache, id, (const char *)js.data, js.len);
 out:
 	bcn_buf_free(&js);
-	if (st)
-		bcn_store_close(st);
+	bcn_stores_close(&st);
 	if (db)
 		bcn_jobdb_close(db);
 	return rc;
@@ -147,7 +149,7 @@ int bcn_cmd_job(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	rc = bcn_cli_configure(tab, &c, "store_,jobdb_,report_,advice_,cache_",
+	rc = bcn_cli_configure(tab, &c, "store_,analysis_,jobdb_,report_,advice_,cache_",
 			       argc, argv, &argi, err, sizeof(err));
 	if (rc == BCN_CONFIG_HELP) {
 		printf("usage: beacon job ID [--config FILE] [--json] [--fresh]\n"

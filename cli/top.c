@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/stores.h"
 #include "analysis/top.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -27,6 +28,7 @@
 
 struct top_conf {
 	struct bcn_store_settings store;
+	struct bcn_stores_config stores;
 	struct bcn_jobdb_config db;
 	int64_t window_ms, interval_ms;
 	char at[BCN_TIMEFMT_IN_MAX + 1];
@@ -37,6 +39,7 @@ struct top_conf {
 #define M(m) BCN_CFG_MEMBER(struct top_conf, m)
 static const struct bcn_config_opt tab[] = {
 	BCN_STORE_CONFIG_OPTIONS(struct top_conf, store),
+	BCN_STORES_CONFIG_OPTIONS(struct top_conf, stores),
 	BCN_JOBDB_CONFIG_OPTIONS(struct top_conf, db),
 	{ "window", BCN_CFG_DURATION, M(window_ms), .min = 1000,
 	  .max = 86400000, .def = "10s",
@@ -71,7 +74,7 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int view(const struct top_conf *c, struct bcn_store *st,
+static int view(const struct top_conf *c, const struct bcn_stores *st,
 		struct bcn_jobdb *db, int64_t end, bool screen)
 {
 	struct winsize ws = { .ws_row = 50, .ws_col = 160 };
@@ -114,7 +117,7 @@ static bool wait_key(int64_t ms)
 static int run(const struct top_conf *c, int64_t at)
 {
 	struct bcn_store_config sc = c->store.cfg;
-	struct bcn_store *st = NULL;
+	struct bcn_stores st = { .n = 0 };
 	struct bcn_jobdb *db = NULL;
 	struct termios old, raw;
 	bool tty = isatty(0) && isatty(1) && !c->once;
@@ -124,7 +127,7 @@ static int run(const struct top_conf *c, int64_t at)
 	sc.existing = true;
 	rc = bcn_jobdb_open(&c->db, &db, err, sizeof(err));
 	if (!rc)
-		rc = bcn_store_open(&sc, &st, err, sizeof(err));
+		rc = bcn_stores_open(&sc, &c->stores, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "beacon top: %s\n", err);
 		goto out;
@@ -137,7 +140,7 @@ static int run(const struct top_conf *c, int64_t at)
 	do {
 		int64_t end = at ? at : now_ns();
 
-		rc = view(c, st, db, end, !c->once);
+		rc = view(c, &st, db, end, !c->once);
 		if (rc)
 			fprintf(stderr, "beacon top: %s\n", rc == -EIO ?
 				bcn_jobdb_error(db) : bcn_strerror(rc));
@@ -145,8 +148,7 @@ static int run(const struct top_conf *c, int64_t at)
 	if (tty)
 		tcsetattr(0, TCSANOW, &old);
 out:
-	if (st)
-		bcn_store_close(st);
+	bcn_stores_close(&st);
 	if (db)
 		bcn_jobdb_close(db);
 	return rc ? 1 : 0;
@@ -161,7 +163,7 @@ int bcn_cmd_top(int argc, char **argv)
 	int rc, argi;
 
 	memset(&c, 0, sizeof(c));
-	rc = bcn_cli_configure(tab, &c, "store_,jobdb_", argc, argv, &argi,
+	rc = bcn_cli_configure(tab, &c, "store_,analysis_,jobdb_", argc, argv, &argi,
 			       err, sizeof(err));
 	if (rc == BCN_CONFIG_HELP) {
 		printf("usage: beacon top [--config FILE] [--window D] "
