@@ -639,20 +639,28 @@ static int take_id(void *arg, const char *s)
 	return 0;
 }
 
-int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
-		      uint64_t *ids, size_t max)
+/* Runs statement i (parameters x) whose one column is a job id, at most
+ * max of them into ids. Returns how many, or a negative code. */
+static int query_ids(struct bcn_jobdb *db, int i, struct binds *x,
+		     uint64_t *ids, size_t max)
 {
 	struct ids d = { ids, 0, max };
 	char buf[32];
+	int rc = query_str(db, i, x, buf, sizeof(buf), take_id, &d);
+
+	return rc < 0 ? rc : (int)d.n;
+}
+
+int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
+		      uint64_t *ids, size_t max)
+{
 	struct binds x;
-	int rc;
 
 	bind_init(&x);
 	b_str(&x, node, 0);
 	b_i64(&x, &t);
 	b_i64(&x, &t);
-	rc = query_str(db, ST_JOBS_ON, &x, buf, sizeof(buf), take_id, &d);
-	return rc < 0 ? rc : (int)d.n;
+	return query_ids(db, ST_JOBS_ON, &x, ids, max);
 }
 
 int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
@@ -692,32 +700,24 @@ int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
 int bcn_jobdb_reports_due(struct bcn_jobdb *db, int64_t ended_before,
 			  int64_t settle_ns, uint64_t *ids, size_t max)
 {
-	struct ids d = { ids, 0, max };
 	uint64_t lim = max;
-	char buf[32];
 	struct binds x;
-	int rc;
 
 	bind_init(&x);
 	b_i64(&x, &ended_before);
 	b_i64(&x, &settle_ns);
 	b_u64(&x, &lim);
-	rc = query_str(db, ST_DUE, &x, buf, sizeof(buf), take_id, &d);
-	return rc < 0 ? rc : (int)d.n;
+	return query_ids(db, ST_DUE, &x, ids, max);
 }
 
 int bcn_jobdb_running(struct bcn_jobdb *db, uint64_t *ids, size_t max)
 {
-	struct ids d = { ids, 0, max };
 	uint64_t lim = max;
-	char buf[32];
 	struct binds x;
-	int rc;
 
 	bind_init(&x);
 	b_u64(&x, &lim);
-	rc = query_str(db, ST_RUNNING, &x, buf, sizeof(buf), take_id, &d);
-	return rc < 0 ? rc : (int)d.n;
+	return query_ids(db, ST_RUNNING, &x, ids, max);
 }
 
 /* Binds the result columns of JOB_COLS to j and db->row. */

@@ -298,6 +298,69 @@ static void test_report(void **state)
 	bcn_jobdb_close(db);
 }
 
+/* Counts the map rows of forwarding node fw9, once per node dn2. */
+static int count_map(void *arg, const char *node, const char *fwd)
+{
+	if (!strcmp(fwd, "fw9") && !strcmp(node, "dn2"))
+		++*(int *)arg;
+	return 0;
+}
+
+static int has(const uint64_t *ids, int n, uint64_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* Which jobs beacon-analyzd reports: ended ones once their settle time
+ * has passed and until a report computed after it exists (a live report
+ * from before the end does not count); running ones for the live view. */
+static void test_due(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_jobdb_report r = { .summary = { .job = 8001 } };
+	struct bcn_fwdmap_entry e = { "dn[1-3]", "fw9", S(100), S(200) };
+	struct bcn_job a = sample(8001, "dn1", S(1000), S(2000));
+	struct bcn_job b = sample(8002, "dn2", S(1000), 0);
+	uint64_t ids[16];
+	int n;
+
+	(void)state;
+	b.state = BCN_JOB_RUNNING;
+	assert_true(bcn_jobdb_upsert_job(db, &a) > 0);
+	assert_true(bcn_jobdb_upsert_job(db, &b) > 0);
+	/* not yet settled: ended at 2000, settle 60 */
+	n = bcn_jobdb_reports_due(db, S(2000) - S(60) + S(30), S(60), ids, 16);
+	assert_false(has(ids, n, 8001));
+	n = bcn_jobdb_reports_due(db, S(2061) - S(60), S(60), ids, 16);
+	assert_true(has(ids, n, 8001));
+	assert_false(has(ids, n, 8002));
+	/* a live report from before the end: still due */
+	r.summary.computed = S(1500);
+	assert_int_equal(bcn_jobdb_put_report(db, &r), 0);
+	n = bcn_jobdb_reports_due(db, S(2100), S(60), ids, 16);
+	assert_true(has(ids, n, 8001));
+	/* the final one: no longer */
+	r.summary.computed = S(2061);
+	assert_int_equal(bcn_jobdb_put_report(db, &r), 0);
+	n = bcn_jobdb_reports_due(db, S(2100), S(60), ids, 16);
+	assert_false(has(ids, n, 8001));
+	n = bcn_jobdb_running(db, ids, 16);
+	assert_true(has(ids, n, 8002));
+	assert_false(has(ids, n, 8001));
+	/* the whole map at a time: valid entries only */
+	assert_true(bcn_jobdb_add_fwdmap(db, &e) > 0);
+	n = 0;
+	assert_true(bcn_jobdb_fwd_map(db, S(150), count_map, &n) >= 3);
+	assert_int_equal(n, 1);         /* dn1..dn3 -> fw9, counted once */
+	n = 0;
+	assert_true(bcn_jobdb_fwd_map(db, S(250), count_map, &n) >= 0);
+	assert_int_equal(n, 0);         /* no longer valid */
+	bcn_jobdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_fwdmap),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_due),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
