@@ -213,8 +213,12 @@ static int inflate_body(struct dec *d, const uint8_t *zb, uint64_t zlen)
 	if (!rc && (z.avail_in || d->body.len != d->st.body_raw))
 		rc = -BCN_ECORRUPT;
 	inflateEnd(&z);
-	d->p = d->body.data;
-	d->end = d->body.data + d->body.len;
+	if (!rc && d->body.len == 0)
+		rc = -BCN_ECORRUPT;     /* even an empty job has a node list */
+	if (!rc) {
+		d->p = d->body.data;
+		d->end = d->body.data + d->body.len;
+	}
 	return rc;
 }
 
@@ -518,7 +522,7 @@ static int str_list(struct dec *d, size_t m, size_t *at)
 static int str_col(struct dec *d, const struct dgroup *g, uint8_t kind,
 		   struct dcol *x)
 {
-	uint64_t width;
+	uint64_t width = 0;
 	int rc;
 
 	switch (kind) {
