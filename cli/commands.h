@@ -17,5 +17,6 @@ int bcn_cmd_query(int argc, char **argv);
 int bcn_cmd_import_jobs(int argc, char **argv);
 int bcn_cmd_import_map(int argc, char **argv);
 int bcn_cmd_jobs(int argc, char **argv);
+int bcn_cmd_archive(int argc, char **argv);
 
 #endif

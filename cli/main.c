@@ -20,6 +20,8 @@ static const struct bcn_command commands[] = {
 	{ "import-map", bcn_cmd_import_map,
 	  "store compute-to-forwarding map files in the job database" },
 	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
+	{ "archive", bcn_cmd_archive,
+	  "archive a job's records (second pass), or expand an archive" },
 };
 
 static void usage(FILE *out)
