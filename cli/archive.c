@@ -244,6 +244,10 @@ static int run_archive(const struct archive_conf *c, uint64_t job)
 	bcn_recset_init(&set, (size_t)c->max_records);
 	bcn_buf_init(&out, ARC_FILE_MAX);
 	rc = read_job(c, job, from, to, &set, err);
+	if (!rc && set.n == 0)
+		rc = bcn_fail(err, ARC_ERR_MAX, -ENOENT, "job %" PRIu64 " has "
+			      "no record in the store%s", job, c->from[0] ||
+			      c->to[0] ? " in that time range" : "");
 	if (!rc && (rc = bcn_archive_frame_bytes(set.recs, set.n,
 						 ARC_FIRST_PASS_LEVEL, &first)))
 		bcn_seterr(err, ARC_ERR_MAX, "framing: %s", bcn_strerror(rc));

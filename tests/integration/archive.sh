@@ -126,6 +126,14 @@ cmp -s "$T/range.want" "$T/range.got" || fail "range: expanded records differ"
 [ "$(wc -l < "$T/range.want")" -lt "$(wc -l < "$T/$job.want")" ] ||
 	fail "the range selected every record"
 
+# a job the store does not know is an error, and writes nothing
+if "$BEACON" archive 999999 --config "$T/logsrv.conf" --out "$T/none.arc" \
+	> /dev/null 2> "$T/none.err"; then
+	fail "archive of an unknown job succeeded"
+fi
+grep -q "no record" "$T/none.err" || fail "unknown job: $(cat "$T/none.err")"
+[ ! -e "$T/none.arc" ] || fail "unknown job: an archive was written"
+
 # damaged archives expand to nothing
 head -c -1 "$T/$job.arc" > "$T/cut.arc"
 python3 - "$T/$job.arc" "$T/flip.arc" <<'PY'
