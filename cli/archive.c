@@ -6,7 +6,8 @@
  * frames, zlib level 1, each node's in as few frames as the frame limits
  * allow), the archive's bytes and the ratio.
  * beacon archive --expand FILE: prints the archive's records as JSON
- * lines, as `beacon query` prints them. */
+ * lines, as `beacon query` prints them; with --into-config FILE2 stores
+ * them instead in the record store FILE2's store_* keys describe. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -32,11 +33,16 @@
 #define ARC_TEXT_MAX (16u << 20)         /* output buffer: flush + a record */
 #define ARC_FILE_MAX ((size_t)1 << 31)  /* largest archive read */
 #define ARC_FIRST_PASS_LEVEL 1          /* as the collectors frame */
+#define ARC_RESTORE_BATCH 4096          /* records per store append */
+/* Identity of restored records: node, then sequence numbers far above
+ * any collector's, one per ARC_RESTORE_BATCH records of the node. */
+#define ARC_RESTORE_SEQ (UINT64_C(1) << 62)
 
 struct archive_conf {
 	struct bcn_store_settings store;
 	char out[PATH_MAX];
 	char expand[PATH_MAX];
+	char into[PATH_MAX];
 	char from[BCN_TIMEFMT_IN_MAX + 1], to[BCN_TIMEFMT_IN_MAX + 1];
 	uint64_t max_records;
 	bool json;
@@ -49,6 +55,10 @@ static const struct bcn_config_opt tab[] = {
 	  .help = "Write the job's archive to this file." },
 	{ "expand", BCN_CFG_PATH, M(expand),
 	  .help = "Print the records of this archive as JSON lines instead." },
+	{ "into_config", BCN_CFG_PATH, M(into),
+	  .help = "With --expand: store the records, in the record store "
+		  "this file's store_* keys describe, instead of printing "
+		  "them." },
 	{ "from", BCN_CFG_STRING, M(from),
 	  .help = "Only records with t at or after T (epoch seconds or ISO "
 		  "8601); default: the whole store." },
@@ -68,7 +78,7 @@ static void usage(void)
 {
 	printf("usage: beacon archive JOB --config FILE --out FILE [--from T] "
 	       "[--to T] [--json]\n"
-	       "       beacon archive --expand FILE\n\n"
+	       "       beacon archive --expand FILE [--into-config FILE]\n\n"
 	       "Archives every record of job JOB in the record store (all "
 	       "layers) into FILE,\n"
 	       "merging the nodes' identical record sequences "
@@ -106,6 +116,9 @@ static int parse_args(struct archive_conf *c, int argc, char **argv,
 	if (c->expand[0])
 		return jobarg || c->out[0] ? bcn_fail(err, ARC_ERR_MAX,
 			-BCN_ESYNTAX, "--expand takes no JOB and no --out") : 0;
+	if (c->into[0])
+		return bcn_fail(err, ARC_ERR_MAX, -BCN_ESYNTAX,
+				"--into-config goes with --expand");
 	if (!jobarg || bcn_text_u64_all(jobarg, strlen(jobarg), job) ||
 	    *job == 0)
 		return bcn_fail(err, ARC_ERR_MAX, -BCN_ESYNTAX, "JOB: a job id "
@@ -284,9 +297,96 @@ static int print_record(void *arg, const struct bcn_record *r)
 	return rc ? rc : flush_out(b, false);
 }
 
-/* beacon archive --expand FILE. Returns the exit status. */
+/* Records on their way into a store, with their restored identity. */
+struct restore {
+	struct bcn_store *s;
+	struct bcn_recset held;         /* copies, until appended */
+	struct bcn_store_item items[ARC_RESTORE_BATCH];
+	size_t n;
+	char node[BCN_STR_MAX + 1];     /* node of the last record */
+	uint64_t pos;                   /* its place in the node's records */
+	uint64_t total;
+};
+
+static int restore_flush(struct restore *x)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < x->n; i++)
+		x->items[i].rec = &x->held.recs[i];
+	if (x->n)
+		rc = bcn_store_append(x->s, x->items, x->n);
+	x->total += rc ? 0 : x->n;
+	x->n = 0;
+	bcn_recset_free(&x->held);
+	bcn_recset_init(&x->held, ARC_RESTORE_BATCH);
+	return rc;
+}
+
+/* Keeps r with the identity (node, ARC_RESTORE_SEQ + pos / batch,
+ * pos % batch): the same archive restored twice stores its records once. */
+static int restore_record(void *arg, const struct bcn_record *r)
+{
+	struct restore *x = arg;
+	int rc;
+
+	if (strcmp(r->node, x->node) != 0) {
+		snprintf(x->node, sizeof(x->node), "%s", r->node);
+		x->pos = 0;
+	}
+	rc = bcn_recset_add(&x->held, r);
+	if (rc)
+		return rc;
+	x->items[x->n++] = (struct bcn_store_item){
+		NULL, ARC_RESTORE_SEQ + x->pos / ARC_RESTORE_BATCH,
+		(uint32_t)(x->pos % ARC_RESTORE_BATCH) };
+	x->pos++;
+	return x->n == ARC_RESTORE_BATCH ? restore_flush(x) : 0;
+}
+
+/* The records of the archive in file into the store of c->into. */
+static int restore(const struct archive_conf *c, const struct bcn_buf *file,
+		   char *err)
+{
+	static struct restore x;
+	struct bcn_store_settings set;
+	int rc;
+
+	memset(&set, 0, sizeof(set));
+	rc = bcn_config_defaults(bcn_store_options, &set, err, ARC_ERR_MAX);
+	if (!rc)
+		rc = bcn_store_settings_load(&set, c->into, err, ARC_ERR_MAX);
+	if (!rc)
+		rc = bcn_store_settings_apply(&set, err, ARC_ERR_MAX);
+	set.cfg.existing = false;       /* a restore may create the store */
+	if (!rc)
+		rc = bcn_store_open(&set.cfg, &x.s, err, ARC_ERR_MAX);
+	if (rc)
+		return rc;
+	x.n = 0;
+	x.node[0] = '\0';
+	x.total = 0;
+	bcn_recset_init(&x.held, ARC_RESTORE_BATCH);
+	rc = bcn_archive_decode(file->data, file->len, NULL, restore_record,
+				&x, NULL);
+	if (!rc)
+		rc = restore_flush(&x);
+	if (rc)
+		bcn_seterr(err, ARC_ERR_MAX, "%s: restoring: %s", c->expand,
+			   bcn_strerror(rc));
+	else
+		printf("restored %" PRIu64 " records into the store of %s\n",
+		       x.total, c->into);
+	bcn_recset_free(&x.held);
+	bcn_store_close(x.s);
+	return rc;
+}
+
+/* beacon archive --expand FILE [--into-config FILE]. Returns the exit
+ * status. */
 static int run_expand(const struct archive_conf *c)
 {
+	char err[ARC_ERR_MAX] = "";
 	struct bcn_buf file, text;
 	int rc;
 
@@ -294,8 +394,10 @@ static int run_expand(const struct archive_conf *c)
 	bcn_buf_init(&text, ARC_TEXT_MAX);
 	rc = bcn_buf_read_file(&file, c->expand);
 	if (rc) {
-		fprintf(stderr, "beacon archive: %s: %s\n", c->expand,
-			bcn_strerror(rc));
+		bcn_seterr(err, ARC_ERR_MAX, "%s: %s", c->expand,
+			   bcn_strerror(rc));
+	} else if (c->into[0]) {
+		rc = restore(c, &file, err);
 	} else {
 		rc = bcn_archive_decode(file.data, file.len, NULL, print_record,
 					&text, NULL);
@@ -304,9 +406,11 @@ static int run_expand(const struct archive_conf *c)
 		if (!rc && fflush(stdout))
 			rc = -EIO;
 		if (rc)
-			fprintf(stderr, "beacon archive: %s: %s\n", c->expand,
-				bcn_strerror(rc));
+			bcn_seterr(err, ARC_ERR_MAX, "%s: %s", c->expand,
+				   bcn_strerror(rc));
 	}
+	if (rc)
+		fprintf(stderr, "beacon archive: %s\n", err);
 	bcn_buf_free(&text);
 	bcn_buf_free(&file);
 	return rc ? 1 : 0;

@@ -9,6 +9,8 @@
 #  - `beacon archive --expand` gives exactly the records `beacon query
 #    --job JOB` gives over every layer (sorted JSON lines);
 #  - with --from/--to, exactly those of the same query over the range;
+#  - restored into a new store (--into-config), twice, the records that
+#    store gives back are those again, once;
 #  - a truncated or altered archive expands to nothing, exit status 1.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
@@ -125,6 +127,21 @@ query "$job" "$t0" "$t1" > "$T/range.want"
 cmp -s "$T/range.want" "$T/range.got" || fail "range: expanded records differ"
 [ "$(wc -l < "$T/range.want")" -lt "$(wc -l < "$T/$job.want")" ] ||
 	fail "the range selected every record"
+
+# restored into a new store (twice: identities make it idempotent), the
+# archive's records are what that store gives back
+printf 'store_backend = sqlite\nstore_dir = %s\n' "$T/restored" > "$T/restore.conf"
+for _ in 1 2; do
+	"$BEACON" archive --expand "$T/$job.arc" --into-config "$T/restore.conf" \
+		> "$T/restore.out" 2>> "$T/archive.log" || fail "restore"
+	grep -q "restored $(wc -l < "$T/$job.want") records" "$T/restore.out" ||
+		fail "restore: $(cat "$T/restore.out")"
+done
+for l in $LAYERS; do
+	"$BEACON" query --config "$T/restore.conf" --layer "$l" --from 2000-01-01 ||
+		fail "query restored $l"
+done | sort > "$T/restored.got"
+cmp -s "$T/$job.want" "$T/restored.got" || fail "restored records differ"
 
 # a job the store does not know is an error, and writes nothing
 if "$BEACON" archive 999999 --config "$T/logsrv.conf" --out "$T/none.arc" \
