@@ -366,7 +366,9 @@ static int node_set(struct dec *d, size_t g)
 	struct dgroup *gr = &d->groups[g];
 	struct bcn_hostlist hl;
 	uint64_t extra, next = 0;
-	int rc = expression(d, (size_t)d->st.nodes, &hl);
+	/* no more names than nodes still without a group: the expansions
+	 * of all groups together stay within twice the node count */
+	int rc = expression(d, (size_t)(d->st.nodes - d->nmem), &hl);
 
 	if (rc)
 		return rc;
