@@ -16,7 +16,10 @@
 #   SIZES    compute nodes, default 1024 10240 40960
 # Environment: BCN_SCALE_SWITCH_EVERY (switch sampling period in ticks,
 # default 10), BCN_SCALE_WARMUP (ticks simulated before sending, so that
-# the cluster is busy from the first second; default 1800).
+# the cluster is busy from the first second; default 1800),
+# BCN_SCALE_ANALYZD=1: beacon-analyzd follows the run (a private MariaDB,
+# the simulator's sacct polled every 10 s, every log server's store read,
+# live reports every 60 s) and one more line gives its CPU and memory.
 set -euo pipefail
 BUILD=${1:?usage: scale_bench.sh BUILD_DIR [SECONDS [SIZES...]]}
 SECS=${2:-3600}
@@ -101,7 +104,7 @@ switch_every = $SW_EVERY
 warmup = $WARMUP
 ticks = $SECS
 EOF
-	local t_sim0; t_sim0=$(date +%s.%N)
+	local t_sim0 apid=""; t_sim0=$(date +%s.%N)
 	for ((k = 0; k < P; k++)); do
 		"$SIM" --config "$D/sim.conf" --part "$k/$P" > "$D/sim$k.jsonl" 2> "$D/sim$k.log" &
 		spids+=("$!"); BCN_PIDS+=("$!")
@@ -113,8 +116,10 @@ EOF
 			sleep 0.2
 		done
 	done
+	[ -n "${BCN_SCALE_ANALYZD:-}" ] && { start_analyzd "$D" "$L"; apid=$ANALYZD_PID; }
 	local t0 t1; t0=$(date +%s.%N)
-	local cpu0=() p
+	local cpu0=() p acpu0=0
+	[ -n "$apid" ] && acpu0=$(cpu_of "$apid")
 	for p in "$REDIS_PID" "${lpids[@]}" "${spids[@]}"; do cpu0+=("$(cpu_of "$p")"); done
 	for ((k = 0; k < L; k++)); do redis-cli -p "$RP" HGETALL "bcn$k:stats" > "$D/stats0.$k"; done
 	: > "$D/backlog"
@@ -125,13 +130,14 @@ EOF
 		for ((k = 0; k < L; k++)); do line+="$(redis-cli -p "$RP" LLEN "bcn$k:queue") "; done
 		echo "$line" >> "$D/backlog"
 		if [ $alive = 1 ]; then
-			for p in "${spids[@]}"; do [ -e "/proc/$p" ] && cpu_of "$p" > "$D/cpu.$p" && hwm_of "$p" > "$D/hwm.$p"; done
+			for p in "${spids[@]}" $apid; do [ -e "/proc/$p" ] && cpu_of "$p" > "$D/cpu.$p" && hwm_of "$p" > "$D/hwm.$p"; done
 		else
 			break
 		fi
 		sleep 2
 	done
 	t1=$(date +%s.%N)
+	[ -n "$apid" ] && report_analyzd "$D" "$N" "$apid" "$acpu0" "$t0" "$t1"
 	# drain, then the log servers' final statistics
 	local t_drain0; t_drain0=$(date +%s.%N)
 	for ((k = 0; k < L; k++)); do
@@ -151,6 +157,46 @@ EOF
 	python3 "$SRC/bench/scale_report.py" "$D" "$N" "$C" "$L" "$P" "$t0" "$t1" "$drain" \
 		"${cpu0[*]}" "${cpu1[*]}" "${hwm[*]}" "$SECS" "$SW_EVERY" "$t_sim0"
 	[ -n "${BCN_SCALE_KEEP:-}" ] || rm -rf "$D"
+}
+
+# beacon-analyzd over the run of $1 with $2 log servers' stores; sets
+# ANALYZD_PID.
+start_analyzd() {
+	local D=$1 L=$2 MP k
+	export PATH=$PATH:/usr/sbin
+	bcn_alloc_port MP
+	bcn_start_mariadb "$D/db" "$MP" > /dev/null
+	{ cat "$D/db/jobdb.conf"
+	  echo "store_dir = $D/store0"
+	  for ((k = 1; k < L; k++)); do echo "analysis_store_dir = $D/store$k"; done
+	  echo "sacct_command = cat $D/sim/slurm/sacct.txt"
+	  echo "sacct_interval = 10s"
+	  echo "settle = 30s"
+	  echo "live_interval = 60s"
+	  echo "log_level = notice"
+	} > "$D/analyzd.conf"
+	until [ -f "$D/sim/slurm/fwdmap.txt" ]; do sleep 0.5; done
+	"$BUILD/cli/beacon" import-map --config "$D/analyzd.conf" "$D/sim/slurm/fwdmap.txt" > /dev/null
+	"$BUILD/analysis/beacon-analyzd" --config "$D/analyzd.conf" > "$D/analyzd.log" 2>&1 &
+	ANALYZD_PID=$!; BCN_PIDS+=("$ANALYZD_PID")
+}
+
+# One line: beacon-analyzd's CPU share and peak memory over the measured
+# period, and what it did.
+report_analyzd() {
+	local D=$1 N=$2 p=$3 c0=$4 t0=$5 t1=$6 c1 hwm
+	c1=$(cpu_of "$p"); hwm=$(hwm_of "$p")
+	kill -TERM "$p"; wait "$p" 2>/dev/null || true
+	python3 - "$D/analyzd.log" "$N" "$c0" "$c1" "$hwm" "$t0" "$t1" <<'PYEOF'
+import json, re, sys
+log, n, c0, c1, hwm, t0, t1 = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+m = re.search(r"(\d+) reports, (\d+) live, (\d+) failed, (\d+) partial; (\d+) jobs imported",
+              open(log).read())
+d = dict(zip(("reports", "live_reports", "failed", "partial", "jobs_imported"),
+             map(int, m.groups()))) if m else {"error": "no totals in the log"}
+print(json.dumps(dict({"bench": "analyzd_follow", "nodes": n, "seconds": round(t1 - t0, 1),
+                       "cpu_share": round((c1 - c0) / (t1 - t0), 4), "vmhwm_kb": int(hwm)}, **d)))
+PYEOF
 }
 
 for N in "${SIZES[@]}"; do
