@@ -26,7 +26,7 @@
 
 enum {
 	OPT_CONFIG = 1000, OPT_LAYER, OPT_ENTITY, OPT_JOB, OPT_FROM, OPT_TO,
-	OPT_LIMIT, OPT_SUM, OPT_DUMP, OPT_HELP,
+	OPT_LIMIT, OPT_SUM, OPT_PART, OPT_DUMP, OPT_HELP,
 	OPT_STORE = 2000,               /* + index in bcn_store_options */
 };
 
@@ -39,6 +39,7 @@ static const struct option fixed_opts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "sum", required_argument, NULL, OPT_SUM },
+	{ "part", required_argument, NULL, OPT_PART },
 	{ "dump-config", no_argument, NULL, OPT_DUMP },
 	{ "help", no_argument, NULL, OPT_HELP },
 };
@@ -65,7 +66,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: beacon query --config FILE --layer L [--entity E] "
 		"[--job J]\n"
-		"                    [--from T] [--to T] [--limit N] "
+		"                    [--part P] [--from T] [--to T] [--limit N] "
 		"[--sum BUCKET]\n\n"
 		"Prints the records of layer L (client, forward, ost, mds, "
 		"switch, job, or a\n"
@@ -80,6 +81,13 @@ static void usage(FILE *out)
 		"  --entity E   node, OST or MDT target, SWITCH/PORT or job id, "
 		"by layer\n"
 		"  --job J      only records of job J\n"
+		"  --part P     which records of the ost and mds layers: total "
+		"(default: each\n"
+		"               target's own totals), job (per-job records), "
+		"client (per-export\n"
+		"               records) or any (all: sums then count a "
+		"target's I/O more than\n"
+		"               once); with --job, ost and mds default to job\n"
 		"  --from T     T: epoch seconds (1704921530.5) or ISO 8601 "
 		"with Z or an\n"
 		"  --to T       offset (2024-01-10T21:18:50Z, "
@@ -134,6 +142,12 @@ static int take_opt(struct query_args *a, int opt, const char *val, char *err)
 		if (rc)
 			snprintf(err, QUERY_ERR_MAX, "--%s '%s': not a number",
 				 opt == OPT_JOB ? "job" : "limit", val);
+		break;
+	case OPT_PART:
+		rc = bcn_store_part_parse(val, &a->q.part);
+		if (rc)
+			snprintf(err, QUERY_ERR_MAX, "--part '%s': one of total, "
+				 "job, client, any", val);
 		break;
 	case OPT_SUM:
 		rc = bcn_timefmt_parse_duration(val, strlen(val), &a->bucket_ns);

@@ -154,6 +154,11 @@ int bcn_es_doc_id(const char *node, uint64_t seq, uint32_t idx, char *out,
 	return w < 0 || (size_t)w >= outlen ? -BCN_EFULL : 0;
 }
 
+int bcn_es_has_parts(int layer)
+{
+	return layer == BCN_LAYER_OST || layer == BCN_LAYER_MDS;
+}
+
 static int add_totals(struct bcn_buf *b, const struct bcn_record *r)
 {
 	struct bcn_record_totals t;
@@ -204,6 +209,9 @@ static int bulk_lines(struct bcn_buf *b, const char *prefix,
 				    ",\"ts\":%" PRId64 ",\"dur\":%" PRId64,
 				    r->job, r->t,
 				    bcn_timefmt_floor_div(r->t, NS_PER_MS), r->dur);
+	if (!rc && bcn_es_has_parts(d->layer))
+		rc = bcn_buf_printf(b, ",\"part\":\"%s\"",
+				    bcn_store_part_name(bcn_store_record_part(r)));
 	if (!rc)
 		rc = add_totals(b, r);
 	if (!rc)
@@ -250,6 +258,7 @@ int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
 			"\"type\":{\"type\":\"keyword\"},"
 			"\"entity\":{\"type\":\"keyword\"},"
 			"\"job\":{\"type\":\"keyword\"},"
+			"\"part\":{\"type\":\"keyword\"},"
 			"\"t\":{\"type\":\"long\"},"
 			"\"ts\":{\"type\":\"date\",\"format\":\"epoch_millis\"},"
 			"\"dur\":{\"type\":\"long\"},",
@@ -313,6 +322,12 @@ int bcn_es_query(struct bcn_buf *b, const struct bcn_store_query *q)
 	if (!rc && q->job)
 		rc = bcn_buf_printf(b, ",{\"term\":{\"job\":\"%" PRIu64 "\"}}",
 				    q->job);
+	/* only ost and mds documents have a part; all others are totals, and
+	 * a term on part matches none of them */
+	if (!rc && q->part != BCN_STORE_PART_ANY &&
+	    (q->part != BCN_STORE_PART_TOTAL || bcn_es_has_parts(q->layer)))
+		rc = bcn_buf_printf(b, ",{\"term\":{\"part\":\"%s\"}}",
+				    bcn_store_part_name(q->part));
 	if (!rc)
 		rc = bcn_buf_adds(b, "]}}");
 	if (rc)
@@ -384,4 +399,32 @@ int bcn_es_sum_body(struct bcn_buf *b, const struct bcn_store_query *q,
 	if (rc)
 		b->len = start;
 	return rc;
+}
+
+int bcn_es_parts_indices(const char *prefix, char *out, size_t outlen)
+{
+	int n = snprintf(out, outlen, "%s-%s-*,%s-%s-*", prefix,
+			 bcn_layer_name(BCN_LAYER_OST), prefix,
+			 bcn_layer_name(BCN_LAYER_MDS));
+
+	return n < 0 || (size_t)n >= outlen ? -BCN_EFULL : 0;
+}
+
+int bcn_es_parts_mapping(struct bcn_buf *b)
+{
+	return bcn_buf_adds(b, "{\"properties\":{\"part\":"
+			    "{\"type\":\"keyword\"}}}");
+}
+
+int bcn_es_parts_update(struct bcn_buf *b)
+{
+	/* Painless, over the record as bcn_record_to_json wrote it; the
+	 * same rule as bcn_store_record_part() */
+	return bcn_buf_adds(b, "{\"query\":{\"bool\":{\"must_not\":"
+		"{\"exists\":{\"field\":\"part\"}}}},"
+		"\"script\":{\"lang\":\"painless\",\"source\":"
+		"\"def r = ctx._source.record; String j = r.jobid; "
+		"String c = r.client; ctx._source.part = "
+		"j != null && !j.isEmpty() ? 'job' : "
+		"(c != null && !c.isEmpty() ? 'client' : 'total')\"}}");
 }

@@ -53,10 +53,16 @@ int bcn_es_parse_index_name(const char *name, const char *prefix, int *layer,
 int bcn_es_doc_id(const char *node, uint64_t seq, uint32_t idx, char *out,
 		  size_t outlen);
 
+/* Whether documents of layer carry a part field (ost and mds: "total",
+ * "job" or "client", bcn_store_record_part()); those of other layers are
+ * all totals and have none. */
+int bcn_es_has_parts(int layer);
+
 /* Appends the two bulk lines ("index" action with _index and _id, then
  * the document) of one record. The document holds the identity (node,
  * seq as 20 digits, idx), layer, type, entity, job (decimal string), t,
- * ts (t in epoch milliseconds), dur, the totals (clamped to INT64_MAX) and
+ * ts (t in epoch milliseconds), dur, for ost and mds records their part
+ * ("total", "job" or "client"), the totals (clamped to INT64_MAX) and
  * the record as bcn_record_to_json writes it, under "record". Invalid
  * UTF-8 in strings becomes U+FFFD (*replaced counts those bytes).
  * Returns 0, a buf error or a record error; on error b is unchanged. */
@@ -74,7 +80,9 @@ int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
 int bcn_es_query_indices(const char *prefix, const struct bcn_store_query *q,
 			 char *out, size_t outlen);
 
-/* Appends the bool filter query of q (layer, time range, entity, job). */
+/* Appends the bool filter query of q (layer, time range, entity, job,
+ * part). q->part must be resolved (bcn_store_query_part): a term on part
+ * unless it is ANY, or TOTAL on a layer without parts. */
 int bcn_es_query(struct bcn_buf *b, const struct bcn_store_query *q);
 
 /* Appends a search body: size hits of q sorted by t, node, seq, idx, with
@@ -93,5 +101,17 @@ int bcn_es_count_body(struct bcn_buf *b, const struct bcn_store_query *q);
 int bcn_es_sum_body(struct bcn_buf *b, const struct bcn_store_query *q,
 		    int64_t interval_ms, size_t size, int has_after,
 		    int64_t after_ms);
+
+/* Writes the indices that hold parts, <prefix>-ost-*,<prefix>-mds-*.
+ * Returns 0 or -BCN_EFULL. */
+int bcn_es_parts_indices(const char *prefix, char *out, size_t outlen);
+
+/* Appends the mapping that adds the part field to indices created before
+ * it existed (a PUT _mapping body). */
+int bcn_es_parts_mapping(struct bcn_buf *b);
+
+/* Appends an _update_by_query body that sets the part of every document
+ * without one from its stored record's jobid and client. */
+int bcn_es_parts_update(struct bcn_buf *b);
 
 #endif

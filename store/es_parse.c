@@ -370,6 +370,43 @@ out:
 	return rc;
 }
 
+int bcn_es_parse_update(const char *buf, size_t len, uint64_t *updated,
+			char *err, size_t errlen)
+{
+	const json_t *fails, *f, *u;
+	char what[BCN_ES_ERR_MAX] = "no reason given";
+	json_t *root;
+	int rc;
+
+	*updated = 0;
+	rc = bcn_json_load(buf, len, &root, err, errlen);
+	if (rc)
+		return rc;
+	fails = json_object_get(root, "failures");
+	u = json_object_get(root, "updated");
+	if (!json_is_array(fails) || !json_is_integer(u) ||
+	    json_integer_value(u) < 0) {
+		rc = bcn_fail(err, errlen, -BCN_ECORRUPT, "response has no "
+			      "failures or no updated count");
+		goto out;
+	}
+	*updated = (uint64_t)json_integer_value(u);
+	if (json_is_true(json_object_get(root, "timed_out"))) {
+		rc = bcn_fail(err, errlen, -EIO, "update timed out after %"
+			      PRIu64 " documents", *updated);
+	} else if (json_array_size(fails) > 0) {
+		f = json_array_get(fails, 0);
+		if (json_object_get(f, "cause"))
+			describe(json_object_get(f, "cause"), what, sizeof(what));
+		rc = bcn_fail(err, errlen, -EIO, "%zu documents failed, first "
+			      "(%s %s): %s", json_array_size(fails),
+			      str_of(f, "index"), str_of(f, "id"), what);
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
 int bcn_es_parse_cat_indices(const char *buf, size_t len,
 			     int (*fn)(void *arg, const char *index),
 			     void *arg, char *err, size_t errlen)

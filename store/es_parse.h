@@ -94,6 +94,13 @@ int bcn_es_parse_buckets(const char *buf, size_t len,
 int bcn_es_parse_count(const char *buf, size_t len, uint64_t *count,
 		       char *err, size_t errlen);
 
+/* Parses an _update_by_query response: *updated gets the number of
+ * documents it changed. Returns 0, or -BCN_ESYNTAX, -BCN_ECORRUPT or -EIO
+ * (timed out, failed documents; err then names the first), with a
+ * message in err. */
+int bcn_es_parse_update(const char *buf, size_t len, uint64_t *updated,
+			char *err, size_t errlen);
+
 /* Calls fn for the "index" of each object of a _cat/indices?format=json
  * response (an array). Returns 0, fn's non-zero value, -BCN_ESYNTAX or
  * -BCN_ECORRUPT, with a message in err. */

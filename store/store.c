@@ -49,11 +49,70 @@ void bcn_store_close(struct bcn_store *s)
 		s->ops->close(s);
 }
 
-static int check_query(const struct bcn_store_query *q)
+static const char *const part_names[BCN_STORE_PART_MAX] = {
+	[BCN_STORE_PART_TOTAL] = "total",
+	[BCN_STORE_PART_JOB] = "job",
+	[BCN_STORE_PART_CLIENT] = "client",
+};
+
+int bcn_store_record_part(const struct bcn_record *r)
+{
+	const char *client, *jobid;
+
+	if (r->type == BCN_REC_OST) {
+		client = r->u.ost.client;
+		jobid = r->u.ost.jobid;
+	} else if (r->type == BCN_REC_MDS) {
+		client = r->u.mds.client;
+		jobid = r->u.mds.jobid;
+	} else {
+		return BCN_STORE_PART_TOTAL;
+	}
+	if (jobid && jobid[0])
+		return BCN_STORE_PART_JOB;
+	if (client && client[0])
+		return BCN_STORE_PART_CLIENT;
+	return BCN_STORE_PART_TOTAL;
+}
+
+const char *bcn_store_part_name(int part)
+{
+	if (part == BCN_STORE_PART_ANY)
+		return "any";
+	return part >= 0 && part < BCN_STORE_PART_MAX ? part_names[part] : "?";
+}
+
+int bcn_store_part_parse(const char *name, int *part)
+{
+	for (int p = BCN_STORE_PART_ANY; p < BCN_STORE_PART_MAX; p++) {
+		if (strcmp(name, bcn_store_part_name(p)) == 0) {
+			*part = p;
+			return 0;
+		}
+	}
+	return -BCN_ESYNTAX;
+}
+
+int bcn_store_query_part(const struct bcn_store_query *q, int *part)
+{
+	if (q->part < BCN_STORE_PART_ANY || q->part >= BCN_STORE_PART_MAX)
+		return -EINVAL;
+	*part = q->part;
+	if (q->part == BCN_STORE_PART_TOTAL && q->job &&
+	    (q->layer == BCN_LAYER_OST || q->layer == BCN_LAYER_MDS))
+		*part = BCN_STORE_PART_JOB;
+	return 0;
+}
+
+/* Checks q and copies it to out with its part resolved
+ * (bcn_store_query_part), the form the backends get. */
+static int check_query(const struct bcn_store_query *q,
+		       struct bcn_store_query *out)
 {
 	if (q->layer <= 0 || q->layer >= BCN_LAYER_MAX || q->from > q->to)
 		return -EINVAL;
-	return 0;
+	*out = *q;
+	return bcn_store_query_part(q, &out->part);
 }
 
 int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
@@ -73,28 +132,31 @@ int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
 int bcn_store_scan(struct bcn_store *s, const struct bcn_store_query *q,
 		   bcn_store_record_fn *fn, void *arg)
 {
-	int rc = check_query(q);
+	struct bcn_store_query rq;
+	int rc = check_query(q, &rq);
 
-	return rc ? rc : s->ops->scan(s, q, fn, arg);
+	return rc ? rc : s->ops->scan(s, &rq, fn, arg);
 }
 
 int bcn_store_sum(struct bcn_store *s, const struct bcn_store_query *q,
 		  int64_t bucket_ns, bcn_store_bucket_fn *fn, void *arg)
 {
-	int rc = check_query(q);
+	struct bcn_store_query rq;
+	int rc = check_query(q, &rq);
 
 	if (!rc && bucket_ns <= 0)
 		rc = -EINVAL;
-	return rc ? rc : s->ops->sum(s, q, bucket_ns, fn, arg);
+	return rc ? rc : s->ops->sum(s, &rq, bucket_ns, fn, arg);
 }
 
 int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
 		    uint64_t *count)
 {
-	int rc = check_query(q);
+	struct bcn_store_query rq;
+	int rc = check_query(q, &rq);
 
 	*count = 0;
-	return rc ? rc : s->ops->count(s, q, count);
+	return rc ? rc : s->ops->count(s, &rq, count);
 }
 
 int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed)

@@ -59,14 +59,58 @@ struct bcn_store_item {
 	uint32_t idx;                   /* its position in the frame, from 0 */
 };
 
-/* Selects records of one layer. */
+/* The part of its entity's statistics a record is. An OSS or MDS sends,
+ * per interval and target, the target's own totals (client "" and jobid
+ * "") and, from the same counters, per-job records (Lustre job_stats) and
+ * per-export records: all with the target as entity. Adding a target's
+ * total to its parts counts the same I/O twice, so queries select one
+ * part (docs/store.md, "Parts").
+ *   TOTAL   every record that is not a part: a target's or a node's own
+ *           totals, and every record of the layers other than ost and mds
+ *   JOB     an ost or mds record with a non-empty jobid
+ *   CLIENT  an ost or mds record with a non-empty client and an empty
+ *           jobid
+ * BCN_STORE_PART_ANY selects every record, parts and totals alike (its
+ * sums then count the I/O of a target once per part that shows it). */
+enum bcn_store_part {
+	BCN_STORE_PART_ANY = -1,        /* queries only */
+	BCN_STORE_PART_TOTAL = 0,
+	BCN_STORE_PART_JOB = 1,
+	BCN_STORE_PART_CLIENT = 2,
+	BCN_STORE_PART_MAX
+};
+
+/* The part of a valid record r (enum bcn_store_part, never ANY). */
+int bcn_store_record_part(const struct bcn_record *r);
+
+/* Name of a part ("total", "job", "client", "any"), or "?". */
+const char *bcn_store_part_name(int part);
+
+/* Parses a part name as bcn_store_part_name() writes it ("any"
+ * included). Returns 0 and *part, or -BCN_ESYNTAX. */
+int bcn_store_part_parse(const char *name, int *part);
+
+/* Selects records of one layer. A zero-initialised query (with a layer)
+ * selects every target total and node record of that layer. */
 struct bcn_store_query {
 	int layer;                      /* enum bcn_layer, required */
 	const char *entity;             /* bcn_record_entity(); NULL: any */
 	uint64_t job;                   /* 0: any job */
 	int64_t from, to;               /* t in [from, to), ns since epoch */
 	uint64_t limit;                 /* scan: at most this many; 0: all */
+	int part;                       /* enum bcn_store_part, default 0:
+					 * TOTAL; see bcn_store_query_part() */
 };
+
+/* The part q selects, in *part: q->part, except that TOTAL (the default)
+ * with a job (q->job != 0) on the layers ost and mds selects the JOB
+ * parts: the collectors put a job id on job_stats records only, never on
+ * a target's totals or an export's records, so a job's records there are
+ * its JOB parts (ask for ANY to get every record carrying the job). Other
+ * layers hold only totals, whatever their job. Every query call resolves
+ * the part this way before the backend sees the query. Returns 0, or
+ * -EINVAL when q->part is no enum bcn_store_part. */
+int bcn_store_query_part(const struct bcn_store_query *q, int *part);
 
 /* Sums over one time bucket [t, t + bucket) of the records whose t lies
  * in it. */
@@ -118,7 +162,9 @@ int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
  * days or indices deleted. */
 int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed);
 
-/* Backend-specific implementation; store.c dispatches to it. */
+/* Backend-specific implementation; store.c dispatches to it. scan, sum
+ * and count get a checked query whose part bcn_store_query_part() has
+ * resolved: TOTAL, JOB or CLIENT select that part, ANY every record. */
 struct bcn_store_ops {
 	const char *name;
 	int (*open)(const struct bcn_store_config *cfg, struct bcn_store **out,

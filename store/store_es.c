@@ -36,6 +36,8 @@
 #define EXPIRE_MAX 4096                 /* indices deleted per call */
 #define DIRTY_MAX 64                    /* indices remembered for refresh */
 #define META_TIMEOUT_MS 30000           /* least wait for a metadata change */
+#define PARTS_TIMEOUT_MS 600000         /* least wait for the parts of old
+					 * documents to be set */
 #define PATH_MAX_LEN (BCN_ES_INDICES_MAX + 256)
 #define NS_PER_MS 1000000ll
 #define EXACT_LIMIT 9007199254740992.0  /* 2^53: doubles exact below */
@@ -102,20 +104,29 @@ static int call(struct es_store *es, const char *method, const char *path,
 	return status_errno(es->http.status);
 }
 
-/* A request that changes cluster metadata (index template, index
- * deletion) waits for a cluster state update: it gets at least
- * META_TIMEOUT_MS, however short the configured timeout for data. */
-static int call_meta(struct es_store *es, const char *method, const char *path,
-		     int with_body, char *err, size_t errlen)
+/* call() with a time limit of at least min_ms, however short the
+ * configured timeout for data. */
+static int call_min(struct es_store *es, const char *method, const char *path,
+		    int with_body, int64_t min_ms, char *err, size_t errlen)
 {
 	int64_t data_ms = es->http.timeout_ms;
 	int rc;
 
-	if (es->http.timeout_ms < META_TIMEOUT_MS)
-		es->http.timeout_ms = META_TIMEOUT_MS;
+	if (es->http.timeout_ms < min_ms)
+		es->http.timeout_ms = min_ms;
 	rc = call(es, method, path, with_body, err, errlen);
 	es->http.timeout_ms = data_ms;
 	return rc;
+}
+
+/* A request that changes cluster metadata (index template, mapping, index
+ * deletion) waits for a cluster state update: it gets at least
+ * META_TIMEOUT_MS. */
+static int call_meta(struct es_store *es, const char *method, const char *path,
+		     int with_body, char *err, size_t errlen)
+{
+	return call_min(es, method, path, with_body, META_TIMEOUT_MS, err,
+			errlen);
 }
 
 static int put_template(struct es_store *es, char *err, size_t errlen)
@@ -134,6 +145,45 @@ static int put_template(struct es_store *es, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "/_index_template/%s-records",
 		 cfg->index_prefix);
 	return call_meta(es, "PUT", path, 1, err, errlen);
+}
+
+/* Brings ost and mds indices created before documents had a part up to
+ * date: adds the part field to their mappings (strict: a new document
+ * would be refused otherwise) and sets the part of every document without
+ * one from its stored record (docs/store.md, "Parts"). With nothing to
+ * do, that is a mapping update that changes nothing and one search. */
+static int upgrade_parts(struct es_store *es, char *err, size_t errlen)
+{
+	static const char opts[] = "allow_no_indices=true&ignore_unavailable=true";
+	char idx[2 * BCN_STORE_PREFIX_MAX + 16], path[sizeof(idx) + 128];
+	uint64_t updated = 0;
+	int rc;
+
+	bcn_buf_reset(&es->body);
+	rc = bcn_es_parts_indices(es->base.cfg.index_prefix, idx, sizeof(idx));
+	if (!rc)
+		rc = bcn_es_parts_mapping(&es->body);
+	if (rc) {
+		snprintf(err, errlen, "opensearch: parts: %s", bcn_strerror(rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "/%s/_mapping?%s", idx, opts);
+	rc = call_meta(es, "PUT", path, 1, err, errlen);
+	bcn_buf_reset(&es->body);
+	if (!rc)
+		rc = bcn_es_parts_update(&es->body);
+	snprintf(path, sizeof(path), "/%s/_update_by_query?%s&conflicts=proceed"
+		 "&refresh=true", idx, opts);
+	if (!rc)
+		rc = call_min(es, "POST", path, 1, PARTS_TIMEOUT_MS, err, errlen);
+	if (!rc)
+		rc = bcn_es_parse_update((const char *)es->http.resp.data,
+					 es->http.resp.len, &updated, err,
+					 errlen);
+	if (!rc && updated)
+		BCN_NOTICE("opensearch: %s: set the part of %" PRIu64 " older "
+			   "documents", idx, updated);
+	return rc;
 }
 
 static int refresh(struct es_store *es, char *err, size_t errlen);
@@ -187,6 +237,8 @@ static int es_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 		goto out;
 	}
 	rc = put_template(es, err, errlen);
+	if (!rc)
+		rc = upgrade_parts(es, err, errlen);
 out:
 	if (rc) {
 		es_close(&es->base);

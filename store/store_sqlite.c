@@ -32,7 +32,8 @@
 
 #define SQ_OPEN_DAYS 8                  /* day databases kept open (LRU) */
 #define SQ_MAX_DAYS 100000              /* day files one query considers */
-#define SQ_SCHEMA_VERSION 1             /* PRAGMA user_version */
+#define SQ_SCHEMA_VERSION 2             /* PRAGMA user_version; 1: before
+					 * the part column */
 #define SQ_BLOB_MAX (1u << 20)          /* one packed record; a record's
 					 * strings are at most 5 x 4096 B */
 #define SQ_NAME_LEN 18                  /* "beacon-YYYYMMDD.db" */
@@ -42,20 +43,32 @@
 /* Cached statements of one day database. */
 enum sq_stmt {
 	SQ_BEGIN, SQ_COMMIT, SQ_ROLLBACK, SQ_INSERT,
-	SQ_SCAN,                        /* + 1 entity, + 2 job, + 3 both */
-	SQ_SUM = SQ_SCAN + 4,
-	SQ_COUNT = SQ_SUM + 4,
-	SQ_NSTMT = SQ_COUNT + 4
+	SQ_SCAN,                        /* + 1 entity, + 2 job, + 4 any part */
+	SQ_SUM = SQ_SCAN + 8,
+	SQ_COUNT = SQ_SUM + 8,
+	SQ_NSTMT = SQ_COUNT + 8
 };
 
 #define SQ_COLS "node, seq, idx, layer, type, entity, job, t, dur, " \
-	"read_bytes, write_bytes, read_ops, write_ops, meta_ops, other_ops, rec"
+	"read_bytes, write_bytes, read_ops, write_ops, meta_ops, other_ops, " \
+	"rec, part"
 
 /* Parameters: ?1 layer, ?2 from, ?3 to, ?4 entity, ?5 job, ?6 limit,
- * ?7 bucket width. */
+ * ?7 bucket width, ?8 part. */
 #define SQ_WHERE " FROM records WHERE layer = ?1 AND t >= ?2 AND t < ?3"
 #define SQ_E " AND entity = ?4"
 #define SQ_J " AND job = ?5"
+#define SQ_P " AND part = ?8"
+/* every part: an IN list (not no condition) keeps part's place in the
+ * indexes usable, one range of t per part */
+#define SQ_ANY " AND part IN (0, 1, 2)"
+_Static_assert(BCN_STORE_PART_MAX == 3, "SQ_ANY lists every part");
+/* the 8 variants of a query: + 1 entity, + 2 job, + 4 any part */
+#define SQ_VARIANTS(id, MK) \
+	[id] = MK(SQ_P), [id + 1] = MK(SQ_E SQ_P), \
+	[id + 2] = MK(SQ_J SQ_P), [id + 3] = MK(SQ_E SQ_J SQ_P), \
+	[id + 4] = MK(SQ_ANY), [id + 5] = MK(SQ_E SQ_ANY), \
+	[id + 6] = MK(SQ_J SQ_ANY), [id + 7] = MK(SQ_E SQ_J SQ_ANY)
 /* unsigned order of seq: its int64 image is negative from 2^63 on */
 #define SQ_SCAN_SQL(w) "SELECT node, rec" SQ_WHERE w \
 	" ORDER BY t, node, seq < 0, seq, idx LIMIT ?6"
@@ -75,20 +88,22 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_ROLLBACK] = "ROLLBACK",
 	[SQ_INSERT] = "INSERT OR IGNORE INTO records (" SQ_COLS ") VALUES "
 		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-		"?15, ?16)",
-	[SQ_SCAN] = SQ_SCAN_SQL(""),
-	[SQ_SCAN + 1] = SQ_SCAN_SQL(SQ_E),
-	[SQ_SCAN + 2] = SQ_SCAN_SQL(SQ_J),
-	[SQ_SCAN + 3] = SQ_SCAN_SQL(SQ_E SQ_J),
-	[SQ_SUM] = SQ_SUM_SQL(""),
-	[SQ_SUM + 1] = SQ_SUM_SQL(SQ_E),
-	[SQ_SUM + 2] = SQ_SUM_SQL(SQ_J),
-	[SQ_SUM + 3] = SQ_SUM_SQL(SQ_E SQ_J),
-	[SQ_COUNT] = SQ_COUNT_SQL(""),
-	[SQ_COUNT + 1] = SQ_COUNT_SQL(SQ_E),
-	[SQ_COUNT + 2] = SQ_COUNT_SQL(SQ_J),
-	[SQ_COUNT + 3] = SQ_COUNT_SQL(SQ_E SQ_J),
+		"?15, ?16, ?17)",
+	SQ_VARIANTS(SQ_SCAN, SQ_SCAN_SQL),
+	SQ_VARIANTS(SQ_SUM, SQ_SUM_SQL),
+	SQ_VARIANTS(SQ_COUNT, SQ_COUNT_SQL),
 };
+
+#define SQ_STR(x) #x
+#define SQ_XSTR(x) SQ_STR(x)
+#define SQ_SET_VERSION "PRAGMA user_version = " SQ_XSTR(SQ_SCHEMA_VERSION)
+/* The indexes of schema 2: part is an equality term of nearly every query
+ * (the default is TOTAL), so it comes right before t. */
+#define SQ_INDEXES \
+	"CREATE INDEX IF NOT EXISTS records_t ON records (layer, part, t)", \
+	"CREATE INDEX IF NOT EXISTS records_entity ON records " \
+	"(layer, entity, part, t)", \
+	"CREATE INDEX IF NOT EXISTS records_job ON records (layer, job, part, t)"
 
 /* Run once per new database, in one transaction. */
 static const char *const sq_schema[] = {
@@ -100,12 +115,29 @@ static const char *const sq_schema[] = {
 	"read_bytes INTEGER NOT NULL, write_bytes INTEGER NOT NULL, "
 	"read_ops INTEGER NOT NULL, write_ops INTEGER NOT NULL, "
 	"meta_ops INTEGER NOT NULL, other_ops INTEGER NOT NULL, "
-	"rec BLOB NOT NULL, PRIMARY KEY (node, seq, idx))",
-	"CREATE INDEX IF NOT EXISTS records_t ON records (layer, t)",
-	"CREATE INDEX IF NOT EXISTS records_entity ON records (layer, entity, t)",
-	"CREATE INDEX IF NOT EXISTS records_job ON records (layer, job, t)",
-	"PRAGMA user_version = 1",
+	"rec BLOB NOT NULL, part INTEGER NOT NULL DEFAULT 0, "
+	"PRIMARY KEY (node, seq, idx))",
+	SQ_INDEXES,
+	SQ_SET_VERSION,
 };
+
+/* Schema 1 to 2, in one transaction: the part column (the records' parts
+ * are filled in between these two lists), then the new indexes. */
+static const char *const sq_to_v2_before[] = {
+	"ALTER TABLE records ADD COLUMN part INTEGER NOT NULL DEFAULT 0",
+};
+static const char *const sq_to_v2_after[] = {
+	"DROP INDEX IF EXISTS records_t",
+	"DROP INDEX IF EXISTS records_entity",
+	"DROP INDEX IF EXISTS records_job",
+	SQ_INDEXES,
+	SQ_SET_VERSION,
+};
+#define SQ_PART_FN "bcn_record_part"
+/* ?1, ?2: the layers with parts (ost, mds); totals keep the default 0 */
+#define SQ_TO_V2_PARTS "UPDATE records SET part = " SQ_PART_FN "(rec) " \
+	"WHERE layer IN (?1, ?2) AND " SQ_PART_FN "(rec) <> 0"
+#define SQ_NLIST(a) (sizeof(a) / sizeof((a)[0]))
 
 struct sq_day {
 	sqlite3 *db;                    /* NULL: free slot */
@@ -119,6 +151,7 @@ struct sq_store {
 	struct sq_day days[SQ_OPEN_DAYS];
 	uint64_t clock;
 	bool busy;                      /* inside an operation */
+	bool damaged;                   /* the migration met a damaged record */
 	struct bcn_frame_builder fb;    /* packs records */
 	struct bcn_buf blob;
 	struct bcn_frame frame;         /* unpacks them */
@@ -362,6 +395,123 @@ static int set_wal(sqlite3 *db)
 	return src;
 }
 
+/* Runs the n statements of list, without parameters, in order. */
+static int run_list(struct sq_store *s, sqlite3 *db, const char *const *list,
+		    size_t n, const char *what)
+{
+	int src = SQLITE_OK;
+
+	for (size_t k = 0; src == SQLITE_OK && k < n; k++)
+		src = run_sql(db, list[k], NULL);
+	return src == SQLITE_OK ? 0 : sq_fail(s, db, what, src);
+}
+
+static int version_error(struct sq_store *s, int64_t version)
+{
+	BCN_ERR("store %s: %s has schema version %" PRId64 ", this beacon "
+		"knows %d", s->base.cfg.dir, s->path, version,
+		SQ_SCHEMA_VERSION);
+	return -BCN_EVERSION;
+}
+
+/* SQL function bcn_record_part(rec): the part (bcn_store_record_part) of
+ * a stored record, for the migration to schema 2. A record that does not
+ * decode is an error of the statement (and sets s->damaged). */
+static void part_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct sq_store *s = sqlite3_user_data(ctx);
+	const void *blob = sqlite3_value_blob(argv[0]);
+	int len = sqlite3_value_bytes(argv[0]);
+	struct bcn_record r;
+
+	(void)argc;
+	if (!blob || len <= 0 || (unsigned)len > SQ_BLOB_MAX ||
+	    bcn_frame_open_raw(&s->frame, blob, (size_t)len, 1, "-", &sq_lim) ||
+	    bcn_frame_next(&s->frame, &r) != 1) {
+		s->damaged = true;
+		sqlite3_result_error(ctx, "a stored record does not decode", -1);
+		return;
+	}
+	sqlite3_result_int(ctx, bcn_store_record_part(&r));
+}
+
+/* Sets the part column of the ost and mds rows of a schema 1 database
+ * from their stored records; *marked gets the number of parts. */
+static int fill_parts(struct sq_store *s, sqlite3 *db, int64_t *marked)
+{
+	sqlite3_stmt *st = NULL;
+	int src;
+
+	s->damaged = false;
+	src = sqlite3_create_function_v2(db, SQ_PART_FN, 1, SQLITE_UTF8 |
+					 SQLITE_DETERMINISTIC |
+					 SQLITE_DIRECTONLY, s, part_fn, NULL,
+					 NULL, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_prepare_v2(db, SQ_TO_V2_PARTS, -1, &st, NULL);
+	if (src == SQLITE_OK)
+		src = sqlite3_bind_int(st, 1, BCN_LAYER_OST);
+	if (src == SQLITE_OK)
+		src = sqlite3_bind_int(st, 2, BCN_LAYER_MDS);
+	if (src == SQLITE_OK && (src = sqlite3_step(st)) == SQLITE_DONE)
+		src = SQLITE_OK;
+	*marked = src == SQLITE_OK ? sqlite3_changes64(db) : 0;
+	sqlite3_finalize(st);
+	sqlite3_create_function_v2(db, SQ_PART_FN, 1, SQLITE_UTF8, NULL, NULL,
+				   NULL, NULL, NULL);
+	if (src == SQLITE_OK)
+		return 0;
+	src = sq_fail(s, db, "marking the parts of the stored records", src);
+	return s->damaged ? -BCN_ECORRUPT : src;
+}
+
+/* Schema 1 to 2 inside the caller's transaction: the part column, the
+ * parts of the stored records, the indexes with part. */
+static int upgrade_v1(struct sq_store *s, sqlite3 *db)
+{
+	int64_t marked = 0;
+	int rc;
+
+	rc = run_list(s, db, sq_to_v2_before, SQ_NLIST(sq_to_v2_before),
+		      "adding the part column");
+	if (!rc)
+		rc = fill_parts(s, db, &marked);
+	if (!rc)
+		rc = run_list(s, db, sq_to_v2_after, SQ_NLIST(sq_to_v2_after),
+			      "indexing the part column");
+	if (!rc)
+		BCN_NOTICE("store: %s: schema 1 upgraded to 2 (%" PRId64
+			   " job and client parts)", s->path, marked);
+	return rc;
+}
+
+/* Creates the schema of a new database or upgrades an older one, in one
+ * transaction that reads the version again: another process may have
+ * done it since the caller looked. */
+static int day_upgrade(struct sq_store *s, sqlite3 *db)
+{
+	int64_t version = 0;
+	int rc = 0, src;
+
+	src = run_sql(db, "BEGIN IMMEDIATE", NULL);
+	if (src == SQLITE_OK)
+		src = run_sql(db, "PRAGMA user_version", &version);
+	if (src != SQLITE_OK)
+		rc = sq_fail(s, db, "upgrading the schema", src);
+	else if (version == 0)
+		rc = run_list(s, db, sq_schema, SQ_NLIST(sq_schema),
+			      "creating the schema");
+	else if (version == 1)
+		rc = upgrade_v1(s, db);
+	else if (version != SQ_SCHEMA_VERSION)
+		rc = version_error(s, version);
+	if (!rc && (src = run_sql(db, "COMMIT", NULL)) != SQLITE_OK)
+		rc = sq_fail(s, db, "committing the schema", src);
+	if (rc && sqlite3_get_autocommit(db) == 0)
+		run_sql(db, "ROLLBACK", NULL);
+	return rc;
+}
+
 /* Sets up a freshly opened database: WAL, durability, schema. */
 static int day_setup(struct sq_store *s, sqlite3 *db)
 {
@@ -380,25 +530,9 @@ static int day_setup(struct sq_store *s, sqlite3 *db)
 		return sq_fail(s, db, "opening", src);
 	if (version == SQ_SCHEMA_VERSION)
 		return 0;
-	if (version != 0) {
-		BCN_ERR("store %s: %s has schema version %" PRId64 ", this "
-			"beacon knows %d", s->base.cfg.dir, s->path, version,
-			SQ_SCHEMA_VERSION);
-		return -BCN_EVERSION;
-	}
-	src = run_sql(db, "BEGIN IMMEDIATE", NULL);
-	for (size_t k = 0; src == SQLITE_OK &&
-	     k < sizeof(sq_schema) / sizeof(sq_schema[0]); k++)
-		src = run_sql(db, sq_schema[k], NULL);
-	if (src == SQLITE_OK)
-		src = run_sql(db, "COMMIT", NULL);
-	if (src != SQLITE_OK) {
-		int rc = sq_fail(s, db, "creating the schema", src);
-
-		run_sql(db, "ROLLBACK", NULL);
-		return rc;
-	}
-	return 0;
+	if (version < 0 || version > SQ_SCHEMA_VERSION)
+		return version_error(s, version);
+	return day_upgrade(s, db);
 }
 
 /* The open database of a day, opening (and with create, creating) it in
@@ -473,6 +607,7 @@ static int bind_item(struct sq_store *s, sqlite3_stmt *st,
 	src |= sqlite3_bind_int64(st, 15, u2i(tot.other_ops));
 	src |= sqlite3_bind_blob(st, 16, s->blob.data, (int)s->blob.len,
 				 SQLITE_STATIC);
+	src |= sqlite3_bind_int(st, 17, bcn_store_record_part(r));
 	return src == SQLITE_OK ? 0 : -EINVAL;
 }
 
@@ -563,11 +698,13 @@ static int sq_append(struct bcn_store *bs, const struct bcn_store_item *items,
 	return rc;
 }
 
-/* Prepares the query statement base (+ variant) of a day and binds q. */
+/* Prepares the query statement base (+ variant) of a day and binds q
+ * (whose part the front end resolved). */
 static int bind_query(struct sq_store *s, struct sq_day *dd, int base,
 		      const struct bcn_store_query *q, sqlite3_stmt **out)
 {
-	int id = base + (q->entity ? 1 : 0) + (q->job ? 2 : 0);
+	bool any = q->part == BCN_STORE_PART_ANY;
+	int id = base + (q->entity ? 1 : 0) + (q->job ? 2 : 0) + (any ? 4 : 0);
 	sqlite3_stmt *st = NULL;
 	int rc, src;
 
@@ -581,6 +718,8 @@ static int bind_query(struct sq_store *s, struct sq_day *dd, int base,
 		src |= sqlite3_bind_text(st, 4, q->entity, -1, SQLITE_STATIC);
 	if (q->job)
 		src |= sqlite3_bind_int64(st, 5, u2i(q->job));
+	if (!any)
+		src |= sqlite3_bind_int(st, 8, q->part);
 	if (src != SQLITE_OK)
 		return sq_fail(s, dd->db, "binding", src);
 	*out = st;

@@ -1,6 +1,6 @@
 /* libFuzzer target for the other response parsers of the OpenSearch
  * backend (store/es_parse.c: aggregation buckets, counts, _shards, index
- * lists, error texts) and for index names, document ids and the UTF-8
+ * lists, update-by-query results, error texts) and for index names, document ids and the UTF-8
  * repair of store/es_build.c, all over the same input. Broken invariants
  * abort. */
 #include <errno.h>
@@ -90,6 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    count > INT64_MAX)
 		abort();
 	(void)bcn_es_parse_shards(text, size, err, sizeof(err));
+	if (bcn_es_parse_update(text, size, &count, err, sizeof(err)) == 0 &&
+	    count > INT64_MAX)
+		abort();
 	(void)bcn_es_parse_cat_indices(text, size, check_name, NULL, err,
 				       sizeof(err));
 	memset(out, 'x', sizeof(out));

@@ -2,7 +2,8 @@
 # `beacon query` over an embedded store filled by tests/tools/storefill:
 # records of each layer, entity/job/time filters (ISO 8601 with offsets,
 # fractional epoch seconds, dates), --limit, --sum buckets (also across
-# midnight) against sums computed in Python from what was stored, and the
+# midnight) against sums computed in Python from what was stored, target
+# totals against their job and export parts (--part), and the
 # configuration rules (a whole daemon file is accepted, store_* typos are
 # errors). Set BCN_QUERY_CONFIG_EXTRA to add lines to the configuration
 # (e.g. to point at an OpenSearch store).
@@ -49,6 +50,16 @@ q --layer ost --sum 1h > "$T/sum_1h"
 q --layer ost --sum 7h > "$T/sum_7h"
 q --layer client --sum 1d --job 102 > "$T/sum_1d"
 q --layer ost --sum 90m --entity lustre-OST0000 --from 1704870000 > "$T/sum_90m"
+for p in total job client any; do
+	q --layer ost --part $p > "$T/ost_$p"
+	q --layer mds --part $p --limit 50 > "$T/mds_$p"
+	q --layer ost --entity lustre-OST0001 --part $p --sum 1d > "$T/sum_ost1_$p"
+	q --layer mds --part $p --sum 6h > "$T/sum_mds_$p"
+	q --layer ost --job 102 --part $p > "$T/ost_102_$p"
+done
+q --layer ost --entity lustre-OST0001 --sum 1d > "$T/sum_ost1_default"
+q --layer mds --job 101 --sum 1d > "$T/sum_mds_101"
+q --layer forward --part job > "$T/fwd_job"
 
 python3 - "$T" <<'PY'
 import datetime, json, os, sys
@@ -66,10 +77,19 @@ def entity(r):
         return str(r["job"])
     return r["node"]
 
-def select(layer, ent=None, job=0, lo=-2**63, hi=2**63 - 1):
+# the part of a record and the part a query selects (docs/store.md)
+def part(r):
+    if r["type"] not in ("ost", "mds"):
+        return "total"
+    return "job" if r["jobid"] else "client" if r["client"] else "total"
+
+def select(layer, ent=None, job=0, lo=-2**63, hi=2**63 - 1, part_q="total"):
+    if part_q == "total" and job and layer in ("ost", "mds"):
+        part_q = "job"
     v = [e for e in exp if LAYER[e["rec"]["type"]] == layer
          and (ent is None or entity(e["rec"]) == ent)
          and (not job or e["rec"]["job"] == job)
+         and (part_q == "any" or part(e["rec"]) == part_q)
          and lo <= e["rec"]["t"] < hi]
     v.sort(key=lambda e: (e["rec"]["t"], e["rec"]["node"].encode(),
                           e["seq"], e["idx"]))
@@ -88,15 +108,15 @@ S = 10**9
 D = 1704844800 * S
 if not (len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000):
     raise SystemExit('check failed: len({(e["rec"]["node"], e["seq"], e["idx"]) for e in exp}) == 3000')
-if not (check("ost", select("ost")) > 300):
-    raise SystemExit('check failed: check("ost", select("ost")) > 300')
+if not (check("ost", select("ost")) > 100):
+    raise SystemExit('check failed: check("ost", select("ost")) > 100')
 if not (check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10):
     raise SystemExit('check failed: check("ost_e_j", select("ost", "lustre-OST0002", 101)) > 10')
 if not (check("ost_range", select("ost", lo=D + 90 * 60 * S,
-                                 hi=1704931200 * S + S // 2)) > 100):
-    raise SystemExit('check failed: check("ost_range", select("ost", lo=D + 90 * 60 * S, hi=1704931200 * S + S // 2)) > 100')
-if not (check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100):
-    raise SystemExit('check failed: check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 100')
+                                 hi=1704931200 * S + S // 2)) > 30):
+    raise SystemExit('check failed: check("ost_range", select("ost", lo=D + 90 * 60 * S, hi=1704931200 * S + S // 2)) > 30')
+if not (check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 30):
+    raise SystemExit('check failed: check("ost_day", select("ost", lo=D, hi=D + 86400 * S)) > 30')
 if not (check("client_limit", select("client")[:7]) == 7):
     raise SystemExit('check failed: check("client_limit", select("client")[:7]) == 7')
 if not (check("io", select("client")) > 300):
@@ -107,8 +127,8 @@ if not (check("fwd_e", select("forward", "lustre-OST0001")) > 50):
     raise SystemExit('check failed: check("fwd_e", select("forward", "lustre-OST0001")) > 50')
 if not (check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50):
     raise SystemExit('check failed: check("port3", select("switch", "0x7cfe3c0300a6b4e0/3")) > 50')
-if not (check("mds", select("mds")) > 300):
-    raise SystemExit('check failed: check("mds", select("mds")) > 300')
+if not (check("mds", select("mds")) > 50):
+    raise SystemExit('check failed: check("mds", select("mds")) > 50')
 if not (check("job", []) == 0):
     raise SystemExit('check failed: check("job", []) == 0')
 
@@ -196,8 +216,32 @@ def check_sum(name, want):
     return len(got)
 
 H = 3600 * S
-if not (check_sum("sum_1h", sums("ost", H)) > 40):
-    raise SystemExit('check failed: check_sum("sum_1h", sums("ost", H)) > 40')
+# every part, alone and together; a job's records are its job parts
+n = {}
+for p in ("total", "job", "client", "any"):
+    n[p] = check("ost_" + p, select("ost", part_q=p))
+    check("mds_" + p, select("mds", part_q=p)[:50])
+    check("ost_102_" + p, select("ost", job=102, part_q=p))
+    check_sum("sum_ost1_" + p, sums("ost", 86400 * S, ent="lustre-OST0001",
+                                    part_q=p))
+    check_sum("sum_mds_" + p, sums("mds", 6 * H, part_q=p))
+if not (min(n.values()) > 50 and n["any"] == n["total"] + n["job"] + n["client"]):
+    raise SystemExit("check failed: parts %r" % n)
+if not (lines("ost") == lines("ost_total") and
+        lines("sum_ost1_default") == lines("sum_ost1_total")):
+    raise SystemExit("check failed: the default is not the totals")
+if not (lines("ost_102_total") == lines("ost_102_job") ==
+        lines("ost_102_any") and lines("ost_102_job")):
+    raise SystemExit("check failed: --job 102 is not its job parts")
+if not (sum(b["read_bytes"] for b in lines("sum_ost1_any")) >
+        sum(b["read_bytes"] for b in lines("sum_ost1_total"))):
+    raise SystemExit("check failed: any does not add the parts")
+check_sum("sum_mds_101", sums("mds", 86400 * S, job=101))
+if lines("fwd_job"):
+    raise SystemExit("check failed: forward records as job parts")
+
+if not (check_sum("sum_1h", sums("ost", H)) > 20):
+    raise SystemExit('check failed: check_sum("sum_1h", sums("ost", H)) > 20')
 n = check_sum("sum_7h", sums("ost", 7 * H))
 # 2024-01-11 21:00 to 2024-01-12 04:00 is one 7 h bucket over midnight
 mid = [b for b in lines("sum_7h") if b["time"] == "2024-01-11T21:00:00Z"]
@@ -206,8 +250,8 @@ if not (mid and mid[0]["records"] > 0):
 if not (check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3):
     raise SystemExit('check failed: check_sum("sum_1d", sums("client", 24 * H, job=102)) == 3')
 if not (check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000",
-                                 lo=1704870000 * S)) > 10):
-    raise SystemExit('check failed: check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000", lo=1704870000 * S)) > 10')
+                                 lo=1704870000 * S)) > 5):
+    raise SystemExit('check failed: check_sum("sum_90m", sums("ost", 90 * 60 * S, ent="lustre-OST0000", lo=1704870000 * S)) > 5')
 PY
 
 # the store is found through the override too, and an empty one is empty
@@ -231,6 +275,7 @@ expect_usage "2024-13-01" --config "$T/logsrv.conf" --layer ost --from 2024-13-0
 expect_usage "expected epoch" --config "$T/logsrv.conf" --layer ost --to 2024-01-10T10:00:00
 expect_usage "not a bucket width" --config "$T/logsrv.conf" --layer ost --sum 1x
 expect_usage "not a number" --config "$T/logsrv.conf" --layer ost --job -1
+expect_usage "one of total, job, client, any" --config "$T/logsrv.conf" --layer ost --part jobs
 expect_usage "after --to" --config "$T/logsrv.conf" --layer ost --from 2024-01-11 --to 2024-01-10
 expect_usage "unexpected argument" --config "$T/logsrv.conf" --layer ost extra
 expect_usage "given twice" --store-dir a --store-dir b --layer ost

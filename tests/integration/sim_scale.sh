@@ -105,7 +105,7 @@ sleep 0.5
 for s in A B; do
 	for l in client forward ost mds switch; do
 		"$BEACON" query --config "$T/logsrv$s.conf" --layer "$l" \
-			--from 2000-01-01 > "$T/$s.$l.jsonl"
+			--part any --from 2000-01-01 > "$T/$s.$l.jsonl"
 	done
 done
 

@@ -34,7 +34,10 @@ BCN_STORE_BACKEND=opensearch BCN_STORE_URL=$URL BCN_STORE_PREFIX=suite \
 "$CHECK" retry "$URL" retry || fail "retry of 429 items"
 "$CHECK" reject "$URL" reject || fail "items rejected for good"
 
-# 3. the index template follows the configuration
+# 3. ost and mds documents stored before they had a part get one
+"$CHECK" parts "$URL" old || fail "parts of old documents"
+
+# 4. the index template follows the configuration
 removed=$("$CHECK" store "$URL" tpl 2 1 183 1704848400 0) || fail "store with 2 shards, 1 replica"
 [ "$removed" = 0 ] || fail "expiry removed $removed indices of a fresh store"
 get "/_index_template/tpl-records" | json '
@@ -48,7 +51,7 @@ if not (sorted(t["index_patterns"]) == sorted("tpl-%s-*" % l for l in
 m = t["template"]["mappings"]
 if not (m["dynamic"] == "strict" and m["properties"]["record"]["enabled"] is False):
     raise SystemExit("check failed: %r" % ((m),))
-if not (m["properties"]["ts"]["type"] == "date"):
+if not (m["properties"]["ts"]["type"] == "date" and m["properties"]["part"]["type"] == "keyword"):
     raise SystemExit("check failed: %r" % ((m),))
 ' || fail "index template"
 get "/tpl-client-2024.01.10/_settings" | json '
@@ -57,7 +60,7 @@ if not (s["number_of_shards"] == "2" and s["number_of_replicas"] == "1"):
     raise SystemExit("check failed: %r" % ((s),))
 ' || fail "settings of a day index"
 
-# 4. retention: 3 days kept at 2024-01-10T01:00Z; other indices untouched
+# 5. retention: 3 days kept at 2024-01-10T01:00Z; other indices untouched
 for idx in ret-client-notadate ret-x-client-2020.01.01 retother-client-2020.01.01 ret-client-2020.02.30; do
 	curl -sf -X PUT "$URL/$idx" -o /dev/null || fail "creating $idx"
 done

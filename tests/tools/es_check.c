@@ -15,8 +15,14 @@
  *                                 client and ost records on each day
  *                                 (relative to the epoch second NOW) and
  *                                 expires at NOW; prints the count removed
+ *   es_check parts URL PREFIX     ost and mds day indices and documents as
+ *                                 beacon wrote them before documents had a
+ *                                 part: opening the store gives them one,
+ *                                 and sums count each target once
  *   es_check bulk-body PREFIX     prints the _bulk body of sample records
  *   es_check template PREFIX      prints the index template body
+ *   es_check parts-update         prints the _update_by_query body that
+ *                                 sets the part of old documents
  *
  * Exit status 0 when every check holds, 1 with a message otherwise. */
 #include <errno.h>
@@ -157,7 +163,7 @@ static int versions(struct bcn_es_http *h, const char *pattern, size_t *n,
 static uint64_t count_client(struct bcn_store *s)
 {
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-				     INT64_MAX, 0 };
+				     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
 	uint64_t n = UINT64_MAX;
 
 	if (bcn_store_count(s, &q, &n))
@@ -176,7 +182,7 @@ static int call_inside(void *arg, const struct bcn_record *r)
 {
 	struct reenter *x = arg;
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-				     INT64_MAX, 0 };
+				     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
 	struct bcn_store_item it = { r, 99, 0 };
 	uint64_t n;
 
@@ -295,7 +301,7 @@ static int check_retry(const char *url, const char *prefix)
 			   n, vmin, vmax, NREC + 1);
 	if (!rc) {
 		struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-					     INT64_MAX, 0 };
+					     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
 		struct reenter x = { s, { 0, 0, 0 } };
 
 		if (bcn_store_scan(s, &q, call_inside, &x) != 1 ||
@@ -447,6 +453,223 @@ static int run_store(int argc, char **argv)
 	return rc;
 }
 
+/* The body of a PUT of a day index as beacon created them before
+ * documents had a part: the template's settings and mappings without the
+ * part field. *out is malloc'd. */
+static int old_index_body(const char *prefix, char **out)
+{
+	json_t *root, *tpl, *props;
+	struct bcn_buf b;
+	int rc;
+
+	bcn_buf_init(&b, 1 << 16);
+	rc = bcn_es_template(&b, prefix, 1, 0);
+	root = rc ? NULL : json_loadb((const char *)b.data, b.len, 0, NULL);
+	bcn_buf_free(&b);
+	tpl = json_object_get(root, "template");
+	props = json_object_get(json_object_get(tpl, "mappings"), "properties");
+	if (!props || json_object_del(props, "part"))
+		rc = failf("template without mappings or part");
+	*out = rc ? NULL : json_dumps(tpl, JSON_COMPACT);
+	json_decref(root);
+	return rc || *out ? rc : failf("out of memory");
+}
+
+/* Appends the _bulk lines of it as beacon wrote them before documents had
+ * a part: the document without part. */
+static int old_bulk_add(struct bcn_buf *out, const char *prefix,
+			const struct bcn_store_item *it)
+{
+	struct bcn_buf one;
+	json_t *doc = NULL;
+	const char *nl = NULL;
+	char *text = NULL;
+	size_t bad;
+	int rc;
+
+	bcn_buf_init(&one, 1 << 20);
+	rc = bcn_es_bulk_add(&one, prefix, it, &bad);
+	if (!rc)
+		nl = memchr(one.data, '\n', one.len);
+	if (nl)
+		doc = json_loadb(nl + 1, one.len - (size_t)(nl + 1 -
+			(const char *)one.data), JSON_DISABLE_EOF_CHECK, NULL);
+	if (doc) {
+		json_object_del(doc, "part");   /* ost and mds only */
+		text = json_dumps(doc, JSON_COMPACT);
+	}
+	if (!nl || !text) {
+		rc = failf("old bulk lines");
+		goto out;
+	}
+	rc = bcn_buf_add(out, one.data, (size_t)(nl + 1 - (const char *)one.data));
+	if (!rc)
+		rc = bcn_buf_printf(out, "%s\n", text);
+out:
+	free(text);
+	json_decref(doc);
+	bcn_buf_free(&one);
+	return rc;
+}
+
+/* One part of simfs-OST0003 (v MiB read) or simfs-MDT0000 (v opens) at
+ * BASE + t seconds, node oss03 or mds01, seq 5. */
+static void part_rec(struct bcn_record *r, struct bcn_store_item *it,
+		     enum bcn_rec_type type, uint32_t idx, int64_t t,
+		     const char *client, const char *jobid, uint64_t job,
+		     uint64_t v)
+{
+	bcn_record_init(r, type);
+	r->node = type == BCN_REC_MDS ? "mds01" : type == BCN_REC_OST ?
+		  "oss03" : "cn1";
+	r->t = BASE + t * SEC;
+	r->dur = SEC;
+	r->job = job;
+	if (type == BCN_REC_OST) {
+		r->u.ost.target = "simfs-OST0003";
+		r->u.ost.client = client;
+		r->u.ost.jobid = jobid;
+		r->u.ost.read_bytes = v << 20;
+	} else if (type == BCN_REC_MDS) {
+		r->u.mds.target = "simfs-MDT0000";
+		r->u.mds.client = client;
+		r->u.mds.jobid = jobid;
+		r->u.mds.ops[BCN_MD_OPEN] = v;
+	}
+	*it = (struct bcn_store_item){ r, 5, idx };
+}
+
+static int one_bucket(void *arg, const struct bcn_store_bucket *b)
+{
+	*(struct bcn_store_bucket *)arg = *b;
+	return 0;
+}
+
+/* MiB read (ost) or metadata operations (mds) of part over the day. */
+static uint64_t part_sum(struct bcn_store *s, int layer, int part, uint64_t job)
+{
+	struct bcn_store_query q = { layer, NULL, job, BASE, BASE + DAY, 0,
+				     part };
+	struct bcn_store_bucket b = { 0 };
+
+	if (bcn_store_sum(s, &q, DAY, one_bucket, &b))
+		return UINT64_MAX;
+	return layer == BCN_LAYER_OST ? b.sum.read_bytes >> 20 : b.sum.meta_ops;
+}
+
+/* The sums of every part against want[part + 1] (ANY, TOTAL, JOB,
+ * CLIENT), with job. */
+static int check_sums(struct bcn_store *s, int layer, uint64_t job,
+		      const uint64_t want[BCN_STORE_PART_MAX + 1])
+{
+	for (int p = BCN_STORE_PART_ANY; p < BCN_STORE_PART_MAX; p++) {
+		uint64_t got = part_sum(s, layer, p, job);
+
+		if (got != want[p + 1])
+			return failf("%s, part %s, job %" PRIu64 ": %" PRIu64
+				     ", want %" PRIu64,
+				     bcn_layer_name((unsigned)layer),
+				     bcn_store_part_name(p), job, got,
+				     want[p + 1]);
+	}
+	return 0;
+}
+
+#define NOLD 8
+
+/* Creates the ost, mds and client indices of 2024-01-10 without part and
+ * stores old documents there, as a beacon before parts did. */
+static int seed_old(struct bcn_es_http *h, const char *prefix,
+		    struct bcn_record *r, struct bcn_store_item *it)
+{
+	static const int layers[] = { BCN_LAYER_OST, BCN_LAYER_MDS,
+				      BCN_LAYER_CLIENT };
+	char path[BCN_ES_INDEX_MAX + 32], *body = NULL;
+	struct bcn_buf bulk;
+	int rc;
+
+	part_rec(&r[0], &it[0], BCN_REC_OST, 0, 10, "", "", 0, 400);
+	part_rec(&r[1], &it[1], BCN_REC_OST, 1, 10, "", "slurm.11", 11, 250);
+	part_rec(&r[2], &it[2], BCN_REC_OST, 2, 10, "", "bench", 0, 150);
+	part_rec(&r[3], &it[3], BCN_REC_OST, 3, 10, "10.0.0.1@tcp", "", 0, 400);
+	part_rec(&r[4], &it[4], BCN_REC_MDS, 4, 20, "", "", 0, 70);
+	part_rec(&r[5], &it[5], BCN_REC_MDS, 5, 20, "", "7", 7, 70);
+	part_rec(&r[6], &it[6], BCN_REC_MDS, 6, 20, "10.0.0.1@tcp", "", 0, 70);
+	part_rec(&r[7], &it[7], BCN_REC_IO, 7, 30, "", "", 0, 0);
+	rc = old_index_body(prefix, &body);
+	for (size_t l = 0; !rc && l < sizeof(layers) / sizeof(layers[0]); l++) {
+		bcn_es_index_name(prefix, layers[l], BASE, path + 1,
+				  sizeof(path) - 1);
+		path[0] = '/';
+		rc = admin(h, "PUT", path, body, 200);
+	}
+	free(body);
+	bcn_buf_init(&bulk, 1 << 20);
+	for (size_t i = 0; !rc && i < NOLD; i++)
+		rc = old_bulk_add(&bulk, prefix, &it[i]);
+	if (!rc)
+		rc = bcn_buf_add(&bulk, "", 1);
+	if (!rc)
+		rc = admin(h, "POST", "/_bulk?refresh=true", (const char *)bulk.data,
+			   200);
+	if (!rc && strstr((const char *)h->resp.data, "\"errors\":false") == NULL)
+		rc = failf("old documents: %.*s", (int)h->resp.len,
+			   (const char *)h->resp.data);
+	bcn_buf_free(&bulk);
+	return rc;
+}
+
+/* Old ost and mds documents get their part when a store opens; new
+ * records go into the old day indices; sums count each target once. */
+static int check_parts(const char *url, const char *prefix)
+{
+	static struct bcn_record r[NOLD + 2];
+	static struct bcn_store_item it[NOLD + 2];
+	struct bcn_store *s = NULL;
+	struct bcn_es_http h;
+	char err[ERR_MAX];
+	int rc;
+
+	if (bcn_es_http_init(&h, url, NULL, NULL, 30000, err, sizeof(err)))
+		return failf("%s", err);
+	rc = seed_old(&h, prefix, r, it);
+	logged[0] = '\0';
+	if (!rc)
+		rc = open_store(url, prefix, 1, 0, 36500, &s);
+	if (!rc && !strstr(logged, "set the part of 7 older documents"))
+		rc = failf("the upgrade did not report 7 documents");
+	if (!rc)
+		rc = check_sums(s, BCN_LAYER_OST, 0,
+				(const uint64_t[]){ 1200, 400, 400, 400 });
+	if (!rc)
+		rc = check_sums(s, BCN_LAYER_MDS, 0,
+				(const uint64_t[]){ 210, 70, 70, 70 });
+	if (!rc)
+		rc = check_sums(s, BCN_LAYER_OST, 11,
+				(const uint64_t[]){ 250, 250, 250, 0 });
+	/* the old day indices take new records, with and without parts */
+	part_rec(&r[NOLD], &it[NOLD], BCN_REC_OST, 8, 40, "", "slurm.12", 12, 50);
+	part_rec(&r[NOLD + 1], &it[NOLD + 1], BCN_REC_IO, 9, 40, "", "", 0, 0);
+	if (!rc && bcn_store_append(s, it + NOLD, 2))
+		rc = failf("append into the old day indices failed");
+	if (!rc)
+		rc = check_sums(s, BCN_LAYER_OST, 0,
+				(const uint64_t[]){ 1250, 400, 450, 400 });
+	bcn_store_close(s);
+	s = NULL;
+	logged[0] = '\0';
+	if (!rc)
+		rc = open_store(url, prefix, 1, 0, 36500, &s);
+	if (!rc && strstr(logged, "older documents"))
+		rc = failf("a second open set parts again: %s", logged);
+	if (!rc)
+		printf("parts: 7 old documents got their part, sums count "
+		       "each target once\n");
+	bcn_store_close(s);
+	bcn_es_http_free(&h);
+	return rc;
+}
+
 /* Sample records for captured responses: every type, large values,
  * escapes, non-ASCII text, invalid UTF-8 and a node name too long for a
  * verbatim _id. */
@@ -509,6 +732,19 @@ static int template_body(const char *prefix)
 	return rc ? failf("template body: %s", bcn_strerror(rc)) : 0;
 }
 
+static int parts_update_body(void)
+{
+	struct bcn_buf b;
+	int rc;
+
+	bcn_buf_init(&b, 1 << 16);
+	rc = bcn_es_parts_update(&b);
+	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)
+		rc = -EIO;
+	bcn_buf_free(&b);
+	return rc ? failf("update body: %s", bcn_strerror(rc)) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -519,17 +755,22 @@ int main(int argc, char **argv)
 		rc = check_retry(argv[2], argv[3]);
 	else if (!strcmp(cmd, "reject") && argc == 4)
 		rc = check_reject(argv[2], argv[3]);
+	else if (!strcmp(cmd, "parts") && argc == 4)
+		rc = check_parts(argv[2], argv[3]);
 	else if (!strcmp(cmd, "store") && argc >= 8)
 		rc = run_store(argc, argv);
 	else if (!strcmp(cmd, "bulk-body") && argc == 3)
 		rc = bulk_body(argv[2]);
 	else if (!strcmp(cmd, "template") && argc == 3)
 		rc = template_body(argv[2]);
+	else if (!strcmp(cmd, "parts-update") && argc == 2)
+		rc = parts_update_body();
 	else {
-		fprintf(stderr, "usage: es_check retry|reject URL PREFIX\n"
+		fprintf(stderr, "usage: es_check retry|reject|parts URL PREFIX\n"
 			"       es_check store URL PREFIX SHARDS REPLICAS "
 			"RETENTION_DAYS NOW DAYS...\n"
-			"       es_check bulk-body|template PREFIX\n");
+			"       es_check bulk-body|template PREFIX\n"
+			"       es_check parts-update\n");
 		return 2;
 	}
 	return rc ? 1 : 0;

@@ -33,6 +33,16 @@ static const char *const targets[] = {
 	"lustre-OST0000", "lustre-OST0001", "lustre-OST0002",
 };
 static const uint64_t jobs[] = { 0, 101, 102 };
+static const char *const jobids[] = { "", "101", "102" };
+
+/* The part an ost or mds record is, as a server sends them: a job's
+ * record (jobid, as job_stats names it), else one time in three an
+ * export's record, else the target's total (docs/store.md, "Parts"). */
+static void set_part(size_t job, const char **client, const char **jobid)
+{
+	*jobid = jobids[job];
+	*client = job == 0 && rnd() % 3 == 0 ? "10.0.0.1@tcp" : "";
+}
 
 static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 		 int64_t start)
@@ -41,6 +51,7 @@ static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 		BCN_REC_OST, BCN_REC_IO, BCN_REC_MDS, BCN_REC_PORT,
 		BCN_REC_FWD_RPC,
 	};
+	size_t job;
 
 	bcn_record_init(r, types[rnd() % 5]);
 	r->node = nodes[rnd() % 4];
@@ -48,9 +59,11 @@ static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 	r->t = start - 7200 * NS + (int64_t)(rnd() % (50 * 3600)) * NS +
 	       (int64_t)(rnd() % 1000) * 1000000;
 	r->dur = (int64_t)(rnd() % 10) * NS;
-	r->job = jobs[rnd() % 3];
+	job = rnd() % 3;
+	r->job = jobs[job];
 	switch (r->type) {
 	case BCN_REC_OST:
+		set_part(job, &r->u.ost.client, &r->u.ost.jobid);
 		r->u.ost.target = targets[rnd() % 3];
 		r->u.ost.read_bytes = rnd() % (1ull << 30);
 		r->u.ost.write_bytes = rnd() % (1ull << 30);
@@ -64,6 +77,7 @@ static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 		r->u.io.count = 1 + rnd() % 20;
 		break;
 	case BCN_REC_MDS:
+		set_part(job, &r->u.mds.client, &r->u.mds.jobid);
 		r->u.mds.target = "lustre-MDT0000";
 		r->u.mds.ops[BCN_MD_OPEN] = rnd() % 100;
 		r->u.mds.ops[BCN_MD_GETATTR] = rnd() % 100;

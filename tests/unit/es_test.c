@@ -130,7 +130,8 @@ static void test_index_names(void **state)
 
 static void test_query_indices(void **state)
 {
-	struct bcn_store_query q = { BCN_LAYER_OST, NULL, 0, BASE, BASE + 1, 0 };
+	struct bcn_store_query q = { BCN_LAYER_OST, NULL, 0, BASE, BASE + 1, 0,
+				     BCN_STORE_PART_TOTAL };
 	char out[BCN_ES_INDICES_MAX];
 
 	(void)state;
@@ -246,6 +247,7 @@ static struct bcn_record sample(void)
 	r.dur = SEC;
 	r.job = UINT64_MAX;
 	r.u.ost.target = "lustre-OST0003";
+	r.u.ost.jobid = "slurm.7";
 	r.u.ost.read_bytes = UINT64_MAX;        /* clamped in the totals */
 	r.u.ost.write_bytes = 5;
 	r.u.ost.ops[BCN_OST_READ] = 2;
@@ -305,7 +307,8 @@ static void test_bulk_lines(void **state)
 	assert_int_equal(json_integer_value(json_object_get(doc, "write_bytes")), 5);
 	assert_int_equal(json_integer_value(json_object_get(doc, "read_ops")), 2);
 	assert_int_equal(json_integer_value(json_object_get(doc, "meta_ops")), 3);
-	assert_int_equal(json_object_size(doc), 17);
+	assert_string_equal(json_string_value(json_object_get(doc, "part")), "job");
+	assert_int_equal(json_object_size(doc), 18);
 	bcn_record_arena_reset(a);
 	assert_int_equal(bcn_record_from_json_value(json_object_get(doc, "record"),
 						    a, &back, err, sizeof(err)), 0);
@@ -385,7 +388,9 @@ static void test_template(void **state)
 		"record"), "enabled")));
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		props, "node"), "type")), "keyword");
-	assert_int_equal(json_object_size(props), 17);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		props, "part"), "type")), "keyword");
+	assert_int_equal(json_object_size(props), 18);
 	json_decref(v);
 	bcn_buf_free(&b);
 }
@@ -393,7 +398,7 @@ static void test_template(void **state)
 static void test_bodies(void **state)
 {
 	struct bcn_store_query q = { BCN_LAYER_OST, "t\"x", 4000000001u, -5,
-				     BASE, 7 };
+				     BASE, 7, BCN_STORE_PART_JOB };
 	json_t *v, *filter;
 	struct bcn_buf b;
 
@@ -404,11 +409,13 @@ static void test_bodies(void **state)
 	assert_int_equal(json_integer_value(json_object_get(v, "size")), 250);
 	filter = json_object_get(json_object_get(json_object_get(v, "query"),
 						 "bool"), "filter");
-	assert_int_equal(json_array_size(filter), 4);
+	assert_int_equal(json_array_size(filter), 5);
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		json_array_get(filter, 2), "term"), "entity")), "t\"x");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		json_array_get(filter, 3), "term"), "job")), "4000000001");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_array_get(filter, 4), "term"), "part")), "job");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(
 		json_object_get(json_array_get(filter, 1), "range"), "t"),
 		"gte")), -5);
@@ -431,11 +438,43 @@ static void test_bodies(void **state)
 	json_decref(v);
 
 	bcn_buf_reset(&b);
+	q.part = BCN_STORE_PART_ANY;
 	assert_int_equal(bcn_es_count_body(&b, &q), 0);
 	v = parse_json(&b, 0);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(
 		json_object_get(v, "query"), "bool"), "filter")), 2);
 	json_decref(v);
+	/* a part term for totals on ost and mds only, for parts everywhere */
+	{
+		static const struct {
+			int layer, part;
+			const char *term;
+		} cases[] = {
+			{ BCN_LAYER_OST, BCN_STORE_PART_TOTAL, "total" },
+			{ BCN_LAYER_MDS, BCN_STORE_PART_CLIENT, "client" },
+			{ BCN_LAYER_MDS, BCN_STORE_PART_ANY, NULL },
+			{ BCN_LAYER_CLIENT, BCN_STORE_PART_TOTAL, NULL },
+			{ BCN_LAYER_FORWARD, BCN_STORE_PART_JOB, "job" },
+		};
+
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			q.layer = cases[i].layer;
+			q.part = cases[i].part;
+			bcn_buf_reset(&b);
+			assert_int_equal(bcn_es_count_body(&b, &q), 0);
+			v = parse_json(&b, 0);
+			filter = json_object_get(json_object_get(json_object_get(
+				v, "query"), "bool"), "filter");
+			assert_int_equal(json_array_size(filter),
+					 cases[i].term ? 3 : 2);
+			if (cases[i].term)
+				assert_string_equal(json_string_value(
+					json_object_get(json_object_get(
+					json_array_get(filter, 2), "term"),
+					"part")), cases[i].term);
+			json_decref(v);
+		}
+	}
 	b.max = b.len + 5;
 	{
 		size_t len = b.len;
@@ -443,6 +482,40 @@ static void test_bodies(void **state)
 		assert_int_equal(bcn_es_count_body(&b, &q), -BCN_EFULL);
 		assert_int_equal(b.len, len);
 	}
+	bcn_buf_free(&b);
+}
+
+/* The requests that give ost and mds documents stored before parts
+ * their part. */
+static void test_parts_bodies(void **state)
+{
+	char idx[2 * BCN_STORE_PREFIX_MAX + 16];
+	json_t *v, *src;
+	struct bcn_buf b;
+
+	(void)state;
+	assert_int_equal(bcn_es_parts_indices("bcn", idx, sizeof(idx)), 0);
+	assert_string_equal(idx, "bcn-ost-*,bcn-mds-*");
+	assert_int_equal(bcn_es_parts_indices("bcn", idx, 19), -BCN_EFULL);
+	assert_true(bcn_es_has_parts(BCN_LAYER_OST));
+	assert_true(bcn_es_has_parts(BCN_LAYER_MDS));
+	assert_false(bcn_es_has_parts(BCN_LAYER_FORWARD));
+	bcn_buf_init(&b, 1 << 16);
+	assert_int_equal(bcn_es_parts_mapping(&b), 0);
+	v = parse_json(&b, 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(v, "properties"), "part"), "type")), "keyword");
+	json_decref(v);
+	bcn_buf_reset(&b);
+	assert_int_equal(bcn_es_parts_update(&b), 0);
+	v = parse_json(&b, 0);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(
+		json_object_get(json_object_get(json_object_get(v, "query"),
+		"bool"), "must_not"), "exists"), "field")), "part");
+	src = json_object_get(json_object_get(v, "script"), "source");
+	assert_non_null(strstr(json_string_value(src), "'job'"));
+	assert_non_null(strstr(json_string_value(src), "'client'"));
+	json_decref(v);
 	bcn_buf_free(&b);
 }
 
@@ -659,6 +732,28 @@ static void test_parse_misc(void **state)
 			 -EIO);
 	assert_string_equal(err, "1 shards failed, first (i): x: y");
 
+	t = load("update_parts.json");
+	assert_int_equal(bcn_es_parse_update(t, file.len, &count, err,
+					     sizeof(err)), 0);
+	assert_int_equal(count, 2);
+	t = load("update_parts_strict.json");
+	assert_int_equal(bcn_es_parse_update(t, file.len, &count, err,
+					     sizeof(err)), -EIO);
+	assert_string_equal(err, "2 documents failed, first (cap-ost-2023.01.01 "
+			    "a): strict_dynamic_mapping_exception: mapping set "
+			    "to strict, dynamic introduction of [part] within "
+			    "[_doc] is not allowed");
+	t = "{\"timed_out\":true,\"updated\":5,\"failures\":[]}";
+	assert_int_equal(bcn_es_parse_update(t, strlen(t), &count, err,
+					     sizeof(err)), -EIO);
+	assert_int_equal(count, 5);
+	t = "{\"updated\":-1,\"failures\":[]}";
+	assert_int_equal(bcn_es_parse_update(t, strlen(t), &count, err,
+					     sizeof(err)), -BCN_ECORRUPT);
+	t = load("count.json");
+	assert_int_equal(bcn_es_parse_update(t, file.len, &count, err,
+					     sizeof(err)), -BCN_ECORRUPT);
+
 	t = load("cat_indices.json");
 	assert_int_equal(bcn_es_parse_cat_indices(t, file.len, note, &names, err,
 						  sizeof(err)), 0);
@@ -734,6 +829,7 @@ int main(void)
 		cmocka_unit_test(test_bulk_lines),
 		cmocka_unit_test(test_bulk_edges),
 		cmocka_unit_test(test_template),
+		cmocka_unit_test(test_parts_bodies),
 		cmocka_unit_test(test_bodies),
 		cmocka_unit_test(test_retriable),
 		cmocka_unit_test(test_parse_bulk),

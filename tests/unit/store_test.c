@@ -38,6 +38,7 @@
 #include "common/error.h"
 #include "proto/record.h"
 #include "common/timefmt.h"
+#include "proto/frame.h"
 #include "store/store.h"
 #include "recgen.h"
 #include "totals_oracle.h"
@@ -381,14 +382,50 @@ static int cmp_item(const void *pa, const void *pb)
 	return c ? c : cmp_u64(a->idx, b->idx);
 }
 
+/* The part of r, written from docs/store.md ("Parts"), independently of
+ * bcn_store_record_part(). */
+static int oracle_part(const struct bcn_record *r)
+{
+	const char *client, *jobid;
+
+	switch (r->type) {
+	case BCN_REC_OST:
+		client = r->u.ost.client;
+		jobid = r->u.ost.jobid;
+		break;
+	case BCN_REC_MDS:
+		client = r->u.mds.client;
+		jobid = r->u.mds.jobid;
+		break;
+	default:
+		return BCN_STORE_PART_TOTAL;
+	}
+	if (strlen(jobid) > 0)
+		return BCN_STORE_PART_JOB;
+	return strlen(client) > 0 ? BCN_STORE_PART_CLIENT : BCN_STORE_PART_TOTAL;
+}
+
+/* The part q selects, from docs/store.md: a job on ost and mds turns the
+ * default (totals) into job parts. */
+static int oracle_query_part(const struct bcn_store_query *q)
+{
+	bool parts = q->layer == BCN_LAYER_OST || q->layer == BCN_LAYER_MDS;
+
+	if (q->part == BCN_STORE_PART_TOTAL && q->job && parts)
+		return BCN_STORE_PART_JOB;
+	return q->part;
+}
+
 static bool matches(const struct bcn_store_item *it,
 		    const struct bcn_store_query *q)
 {
 	const struct bcn_record *r = it->rec;
+	int part = oracle_query_part(q);
 	char ent[BCN_ENTITY_MAX];
 
 	if (bcn_record_desc(r->type)->layer != q->layer || r->t < q->from ||
-	    r->t >= q->to || (q->job && r->job != q->job))
+	    r->t >= q->to || (q->job && r->job != q->job) ||
+	    (part != BCN_STORE_PART_ANY && oracle_part(r) != part))
 		return false;
 	assert_int_equal(bcn_record_entity(r, ent, sizeof(ent)), 0);
 	return !q->entity || strcmp(ent, q->entity) == 0;
@@ -477,7 +514,9 @@ static size_t check_scan(struct bcn_store *s, const struct batch *b,
 
 static struct bcn_store_query layer_query(int layer)
 {
-	struct bcn_store_query q = { layer, NULL, 0, INT64_MIN, INT64_MAX, 0 };
+	struct bcn_store_query q = {
+		layer, NULL, 0, INT64_MIN, INT64_MAX, 0, BCN_STORE_PART_TOTAL
+	};
 
 	return q;
 }
@@ -601,17 +640,44 @@ static void append_ok(struct bcn_store *s, const struct bcn_store_item *items,
 		fail_msg("append of %zu records: %s", n, bcn_strerror(rc));
 }
 
+/* The number of records of a layer, parts and totals. */
 static uint64_t count_layer(struct bcn_store *s, int layer)
 {
 	struct bcn_store_query q = layer_query(layer);
 	uint64_t n = UINT64_MAX;
 
+	q.part = BCN_STORE_PART_ANY;
 	assert_int_equal(bcn_store_count(s, &q, &n), 0);
 	return n;
 }
 
+/* Makes an ost or mds record one of its target's parts, as the
+ * collectors do: with a job, the job's record (jobid set); without, the
+ * target's total or, one time in three, an export's record. */
+static void set_part(struct bcn_record *r)
+{
+	static const char *const jobids[] = { "101", "102", "4000000001" };
+	const char *jobid = "", *client = "";
+
+	if (r->type != BCN_REC_OST && r->type != BCN_REC_MDS)
+		return;
+	if (r->job)
+		jobid = r->job == 101 ? jobids[0] : r->job == 102 ? jobids[1] :
+			jobids[2];
+	else if (rnd() % 3 == 0)
+		client = "172.20.20.2@o2ib";
+	if (r->type == BCN_REC_OST) {
+		r->u.ost.client = client;
+		r->u.ost.jobid = jobid;
+	} else {
+		r->u.mds.client = client;
+		r->u.mds.jobid = jobid;
+	}
+}
+
 /* A mixed batch: n records of every layer over days [0, days) from BASE,
- * from several nodes, with realistic values and a few jobs and entities. */
+ * from several nodes, with realistic values and a few jobs and entities;
+ * ost and mds records are target totals, job parts and export parts. */
 static void make_mixed(struct batch *b, size_t n, int days)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -624,6 +690,7 @@ static void make_mixed(struct batch *b, size_t n, int days)
 		if (type == BCN_REC_JOB)
 			r->job = 1000 + i;
 		fill_plain(r, (unsigned)(rnd() % 4));
+		set_part(r);
 	}
 }
 
@@ -665,13 +732,13 @@ static void test_empty(void **state)
 	append_ok(f->s, b.items, b.n);
 	{
 		struct bcn_store_query miss[] = {
-			{ BCN_LAYER_MDS, NULL, 0, INT64_MIN, INT64_MAX, 0 },
-			{ BCN_LAYER_OST, "lustre-OST0009", 0, INT64_MIN, INT64_MAX, 0 },
-			{ BCN_LAYER_OST, NULL, 77, INT64_MIN, INT64_MAX, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE + 10 * SEC, INT64_MAX, 0 },
-			{ BCN_LAYER_OST, NULL, 0, INT64_MIN, BASE, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE + 3 * SEC, BASE + 3 * SEC, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE - 5 * DAY, BASE - 4 * DAY, 0 },
+			{ BCN_LAYER_MDS, NULL, 0, INT64_MIN, INT64_MAX, 0, 0 },
+			{ BCN_LAYER_OST, "lustre-OST0009", 0, INT64_MIN, INT64_MAX, 0, 0 },
+			{ BCN_LAYER_OST, NULL, 77, INT64_MIN, INT64_MAX, 0, 0 },
+			{ BCN_LAYER_OST, NULL, 0, BASE + 10 * SEC, INT64_MAX, 0, 0 },
+			{ BCN_LAYER_OST, NULL, 0, INT64_MIN, BASE, 0, 0 },
+			{ BCN_LAYER_OST, NULL, 0, BASE + 3 * SEC, BASE + 3 * SEC, 0, 0 },
+			{ BCN_LAYER_OST, NULL, 0, BASE - 5 * DAY, BASE - 4 * DAY, 0, 0 },
 		};
 
 		for (size_t i = 0; i < NPOOL(miss); i++) {
@@ -705,8 +772,10 @@ static void test_roundtrip_types(void **state)
 	append_ok(f->s, b.items, b.n);
 	for (int layer = 1; layer < BCN_LAYER_MAX; layer++) {
 		struct bcn_store_query q = layer_query(layer);
-		size_t n = check_scan(f->s, &b, &q);
+		size_t n;
 
+		q.part = BCN_STORE_PART_ANY;
+		n = check_scan(f->s, &b, &q);
 		/* forward holds fwd_req and fwd_rpc */
 		assert_int_equal(n, layer == BCN_LAYER_FORWARD ? 120 : 60);
 	}
@@ -764,12 +833,15 @@ static void test_scan_filters(void **state)
 	append_ok(f->s, b.items, b.n);
 	for (size_t e = 0; e < NPOOL(targets); e++) {
 		for (size_t j = 0; j < NPOOL(jobs); j++) {
-			q = layer_query(BCN_LAYER_OST);
-			q.entity = targets[e];
-			q.job = jobs[j];
-			check_scan(f->s, &b, &q);
-			q.entity = NULL;
-			check_scan(f->s, &b, &q);
+			for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+				q = layer_query(BCN_LAYER_OST);
+				q.entity = targets[e];
+				q.job = jobs[j];
+				q.part = p;
+				check_scan(f->s, &b, &q);
+				q.entity = NULL;
+				check_scan(f->s, &b, &q);
+			}
 		}
 	}
 	q = layer_query(BCN_LAYER_CLIENT);
@@ -802,6 +874,14 @@ static void test_scan_filters(void **state)
 	q = layer_query(BCN_LAYER_MDS);
 	q.limit = UINT64_MAX;
 	check_scan(f->s, &b, &q);
+	for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+		q = layer_query(BCN_LAYER_MDS);
+		q.part = p;
+		q.limit = 50;
+		check_scan(f->s, &b, &q);
+		q.job = 102;
+		check_scan(f->s, &b, &q);
+	}
 	batch_free(&b);
 }
 
@@ -936,6 +1016,11 @@ static void test_sum(void **state)
 		q.from = BASE + DAY + 13 * MIN + 7;     /* inside a bucket */
 		q.to = BASE + 3 * DAY - 5 * HOUR;
 		check_sum(f->s, &b, &q, widths[w]);
+		for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+			q = layer_query(w % 2 ? BCN_LAYER_OST : BCN_LAYER_MDS);
+			q.part = p;
+			check_sum(f->s, &b, &q, widths[w]);
+		}
 	}
 	batch_free(&b);
 }
@@ -1063,6 +1148,7 @@ static void test_large_values(void **state)
 	struct buckets got = { calloc(8, sizeof(*got.v)), 0, 0 };
 	struct batch b;
 
+	q.part = BCN_STORE_PART_ANY;    /* totals, all with a job */
 	batch_init(&b, 16);
 	for (uint32_t i = 0; i < 12; i++) {
 		struct bcn_record *r = batch_add(&b, BCN_REC_OST, "oss1",
@@ -1114,8 +1200,10 @@ static void test_big_batch(void **state)
 	append_ok(f->s, b.items, b.n);
 	for (int layer = 1; layer < BCN_LAYER_MAX; layer++) {
 		q = layer_query(layer);
-		total += check_scan(f->s, &b, &q);
+		check_scan(f->s, &b, &q);
 		check_sum(f->s, &b, &q, DAY);
+		q.part = BCN_STORE_PART_ANY;
+		total += check_scan(f->s, &b, &q);
 		check_sum(f->s, &b, &q, 5 * HOUR);
 	}
 	assert_int_equal(total, BIG_BATCH);
@@ -1210,6 +1298,176 @@ static void test_invalid(void **state)
 	batch_free(&b);
 }
 
+/* A record of one part of a target's statistics in b: an OST's bytes
+ * read or an MDT's opens (mds), at BASE + t seconds. */
+static struct bcn_record *add_part(struct batch *b, enum bcn_rec_type type,
+				   uint32_t idx, int64_t t, const char *client,
+				   const char *jobid, uint64_t job, uint64_t v)
+{
+	struct bcn_record *r = batch_add(b, type, type == BCN_REC_OST ?
+					 "oss03" : "mds01", 5, idx);
+
+	r->t = BASE + t * SEC;
+	r->dur = SEC;
+	r->job = job;
+	if (type == BCN_REC_OST) {
+		r->u.ost.target = "simfs-OST0003";
+		r->u.ost.client = client;
+		r->u.ost.jobid = jobid;
+		r->u.ost.read_bytes = v << 20;
+		r->u.ost.ops[BCN_OST_READ] = v;
+	} else {
+		r->u.mds.target = "simfs-MDT0000";
+		r->u.mds.client = client;
+		r->u.mds.jobid = jobid;
+		r->u.mds.ops[BCN_MD_OPEN] = v;
+	}
+	return r;
+}
+
+/* The one bucket of a sum of q over a day: its records and its bytes
+ * read (ost) or metadata operations (mds); 0 and 0 for no bucket. */
+static void sum_one(struct bcn_store *s, const struct bcn_store_query *q,
+		    uint64_t *records, uint64_t *v)
+{
+	struct buckets got = { calloc(4, sizeof(*got.v)), 0, 0 };
+
+	assert_non_null(got.v);
+	assert_int_equal(bcn_store_sum(s, q, DAY, collect_bucket, &got), 0);
+	assert_true(got.n <= 1);
+	*records = got.n ? got.v[0].records : 0;
+	*v = !got.n ? 0 : q->layer == BCN_LAYER_OST ?
+	     got.v[0].sum.read_bytes >> 20 : got.v[0].sum.meta_ops;
+	free(got.v);
+}
+
+/* Sums, counts and scans of one part of a target: want[p + 1] is the
+ * value part p (ANY, TOTAL, JOB, CLIENT) sums to, with job. */
+static void check_parts(struct bcn_store *s, const struct batch *b, int layer,
+			uint64_t job, const uint64_t want[BCN_STORE_PART_MAX + 1])
+{
+	struct bcn_store_query q = layer_query(layer);
+	uint64_t records, v;
+
+	q.job = job;
+	for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+		q.part = p;
+		sum_one(s, &q, &records, &v);
+		if (v != want[p + 1])
+			fail_msg("layer %d job %" PRIu64 " part %d: %" PRIu64
+				 ", expected %" PRIu64, layer, job, p, v,
+				 want[p + 1]);
+		assert_int_equal(records, check_scan(s, b, &q));
+		q.entity = layer == BCN_LAYER_OST ? "simfs-OST0003" :
+			   "simfs-MDT0000";
+		sum_one(s, &q, &records, &v);
+		assert_int_equal(v, want[p + 1]);
+		check_scan(s, b, &q);
+		q.entity = NULL;
+	}
+}
+
+/* A target's total and its parts: an OST that served 400 MiB sums to 400
+ * MiB by default, not to the total plus its job_stats and export parts;
+ * the same for an MDT's operations. A job's records on these layers are
+ * its job parts. */
+static void test_parts(void **state)
+{
+	static const enum bcn_rec_type types[] = { BCN_REC_OST, BCN_REC_MDS };
+	struct fx *f = *state;
+	struct batch b;
+
+	batch_init(&b, 32);
+	for (size_t k = 0; k < NPOOL(types); k++) {
+		int layer = bcn_record_desc(types[k])->layer;
+		uint32_t i = (uint32_t)(10 * k);
+		size_t first = b.n;
+
+		add_part(&b, types[k], i, 10, "", "", 0, 400);
+		add_part(&b, types[k], i + 1, 10, "", "slurm.11", 11, 250);
+		add_part(&b, types[k], i + 2, 10, "", "bench", 0, 150);
+		append_ok(f->s, b.items + first, b.n - first);
+		check_parts(f->s, &b, layer, 0,
+			    (const uint64_t[]){ 800, 400, 400, 0 });
+		/* exports' records: a second way to divide the same total */
+		add_part(&b, types[k], i + 3, 10, "10.0.0.1@tcp", "", 0, 300);
+		add_part(&b, types[k], i + 4, 10, "10.0.0.2@tcp", "", 0, 100);
+		append_ok(f->s, b.items + first + 3, 2);
+		check_parts(f->s, &b, layer, 0,
+			    (const uint64_t[]){ 1200, 400, 400, 400 });
+		/* job 11: its job part by default and with any part */
+		check_parts(f->s, &b, layer, 11,
+			    (const uint64_t[]){ 250, 250, 250, 0 });
+		check_parts(f->s, &b, layer, 12, (const uint64_t[]){ 0, 0, 0, 0 });
+	}
+	/* other layers hold totals only, with or without a job */
+	add_part(&b, BCN_REC_OST, 30, 10, "", "", 0, 1)->type = BCN_REC_FWD_RPC;
+	b.recs[b.n - 1].u.fwd_rpc.target = "simfs-OST0003";
+	b.recs[b.n - 1].u.fwd_rpc.read_bytes = 64ull << 20;
+	b.recs[b.n - 1].job = 11;
+	append_ok(f->s, b.items + b.n - 1, 1);
+	for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+		struct bcn_store_query q = layer_query(BCN_LAYER_FORWARD);
+
+		q.part = p;
+		assert_int_equal(check_scan(f->s, &b, &q),
+				 p == -1 || p == BCN_STORE_PART_TOTAL);
+		q.job = 11;
+		assert_int_equal(check_scan(f->s, &b, &q),
+				 p == -1 || p == BCN_STORE_PART_TOTAL);
+	}
+	batch_free(&b);
+}
+
+/* The classification and the names of parts; queries with a part that
+ * is none are refused. */
+static void test_part_api(void **state)
+{
+	struct fx *f = *state;
+	struct bcn_store_query q = layer_query(BCN_LAYER_OST);
+	struct bcn_record r;
+	uint64_t n;
+	int part;
+
+	bcn_record_init(&r, BCN_REC_OST);
+	assert_int_equal(bcn_store_record_part(&r), BCN_STORE_PART_TOTAL);
+	r.u.ost.client = "c";
+	assert_int_equal(bcn_store_record_part(&r), BCN_STORE_PART_CLIENT);
+	r.u.ost.jobid = "j";            /* a job's record of one export */
+	assert_int_equal(bcn_store_record_part(&r), BCN_STORE_PART_JOB);
+	bcn_record_init(&r, BCN_REC_MDS);
+	r.u.mds.jobid = "j";
+	assert_int_equal(bcn_store_record_part(&r), BCN_STORE_PART_JOB);
+	bcn_record_init(&r, BCN_REC_IO);
+	r.job = 7;
+	assert_int_equal(bcn_store_record_part(&r), BCN_STORE_PART_TOTAL);
+	for (int p = -1; p < BCN_STORE_PART_MAX; p++) {
+		assert_int_equal(bcn_store_part_parse(bcn_store_part_name(p),
+						      &part), 0);
+		assert_int_equal(part, p);
+	}
+	assert_string_equal(bcn_store_part_name(BCN_STORE_PART_CLIENT), "client");
+	assert_string_equal(bcn_store_part_name(7), "?");
+	assert_int_equal(bcn_store_part_parse("Total", &part), -BCN_ESYNTAX);
+	assert_int_equal(bcn_store_query_part(&q, &part), 0);
+	assert_int_equal(part, BCN_STORE_PART_TOTAL);
+	q.job = 5;
+	assert_int_equal(bcn_store_query_part(&q, &part), 0);
+	assert_int_equal(part, BCN_STORE_PART_JOB);
+	q.layer = BCN_LAYER_CLIENT;
+	assert_int_equal(bcn_store_query_part(&q, &part), 0);
+	assert_int_equal(part, BCN_STORE_PART_TOTAL);
+	for (int bad = -2; bad <= BCN_STORE_PART_MAX; bad += BCN_STORE_PART_MAX + 2) {
+		q.part = bad;
+		assert_int_equal(bcn_store_query_part(&q, &part), -EINVAL);
+		assert_int_equal(bcn_store_count(f->s, &q, &n), -EINVAL);
+		assert_int_equal(bcn_store_scan(f->s, &q, collect_rec, NULL),
+				 -EINVAL);
+		assert_int_equal(bcn_store_sum(f->s, &q, HOUR, collect_bucket,
+					       NULL), -EINVAL);
+	}
+}
+
 /* ---- backend-specific checks, skipped for the other backend ---- */
 
 static bool has_file(const char *dir, const char *name)
@@ -1287,6 +1545,190 @@ static void test_sqlite_version(void **state)
 	batch_free(&b);
 }
 
+/* Schema 1, as beacon wrote day databases before records had a part. */
+static const char *const v1_schema[] = {
+	"CREATE TABLE records (node TEXT NOT NULL, seq INTEGER NOT NULL, "
+	"idx INTEGER NOT NULL, layer INTEGER NOT NULL, type INTEGER NOT NULL, "
+	"entity TEXT NOT NULL, job INTEGER NOT NULL, t INTEGER NOT NULL, "
+	"dur INTEGER NOT NULL, read_bytes INTEGER NOT NULL, "
+	"write_bytes INTEGER NOT NULL, read_ops INTEGER NOT NULL, "
+	"write_ops INTEGER NOT NULL, meta_ops INTEGER NOT NULL, "
+	"other_ops INTEGER NOT NULL, rec BLOB NOT NULL, "
+	"PRIMARY KEY (node, seq, idx))",
+	"CREATE INDEX records_t ON records (layer, t)",
+	"CREATE INDEX records_entity ON records (layer, entity, t)",
+	"CREATE INDEX records_job ON records (layer, job, t)",
+	"PRAGMA user_version = 1",
+};
+
+static void sql_ok(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg ? msg : "?");
+}
+
+static int64_t u2i(uint64_t v)
+{
+	int64_t r;
+
+	memcpy(&r, &v, sizeof(r));
+	return r;
+}
+
+/* Inserts item it as schema 1 stored it; with damaged, a record blob
+ * that does not decode. */
+static void insert_v1(sqlite3 *db, sqlite3_stmt *st,
+		      struct bcn_frame_builder *fb,
+		      const struct bcn_store_item *it, bool damaged)
+{
+	const struct bcn_record *r = it->rec;
+	uint64_t *tot;
+	struct bcn_record_totals t;
+	char ent[BCN_ENTITY_MAX];
+	struct bcn_buf blob;
+
+	bcn_buf_init(&blob, 1 << 20);
+	assert_int_equal(bcn_frame_builder_pack(fb, r, &blob), 0);
+	if (damaged)
+		memset(blob.data, 0xff, blob.len);
+	assert_int_equal(bcn_record_entity(r, ent, sizeof(ent)), 0);
+	oracle_totals(r, &t);
+	tot = &t.read_bytes;
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, r->node, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, u2i(it->seq));
+	sqlite3_bind_int64(st, 3, it->idx);
+	sqlite3_bind_int64(st, 4, bcn_record_desc(r->type)->layer);
+	sqlite3_bind_int64(st, 5, (int64_t)r->type);
+	sqlite3_bind_text(st, 6, ent, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, u2i(r->job));
+	sqlite3_bind_int64(st, 8, r->t);
+	sqlite3_bind_int64(st, 9, r->dur);
+	for (int k = 0; k < 6; k++)
+		sqlite3_bind_int64(st, 10 + k, u2i(tot[k]));
+	sqlite3_bind_blob(st, 16, blob.data, (int)blob.len, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fail_msg("insert: %s", sqlite3_errmsg(db));
+	bcn_buf_free(&blob);
+}
+
+/* Writes the day file name in dir with schema 1 holding items [0, n);
+ * with damaged, the last one's record does not decode. */
+static void write_v1_day(const char *dir, const char *name,
+			 const struct bcn_store_item *items, size_t n,
+			 bool damaged)
+{
+	static const struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_frame_builder fb;
+	char path[PATH_MAX + 32];
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t k = 0; k < NPOOL(v1_schema); k++)
+		sql_ok(db, v1_schema[k]);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO records VALUES "
+		"(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"?15, ?16)", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(bcn_frame_builder_init(&fb, &lim, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		insert_v1(db, st, &fb, &items[i], damaged && i == n - 1);
+	bcn_frame_builder_free(&fb);
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+/* The user_version of a day file and whether its index records_entity
+ * has the part column. */
+static int64_t file_schema(const char *dir, const char *name, bool *indexed)
+{
+	char path[PATH_MAX + 32];
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int64_t v = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st,
+					    NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	*indexed = false;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT name FROM "
+		"pragma_index_info('records_entity')", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		*indexed |= strcmp((const char *)sqlite3_column_text(st, 0),
+				   "part") == 0;
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return v;
+}
+
+/* sqlite: a day database of schema 1 (no part column) is upgraded when
+ * it is opened: its job and export records become parts, sums count each
+ * target once, new records go on; one whose records do not decode is
+ * refused as damaged and left as it was. */
+static void test_sqlite_upgrade(void **state)
+{
+	struct fx *f = *state;
+	struct bcn_store_query q = layer_query(BCN_LAYER_OST);
+	uint64_t n;
+	bool indexed;
+	struct batch b;
+
+	if (env.backend != BCN_STORE_SQLITE)
+		skip();
+	batch_init(&b, 16);
+	add_part(&b, BCN_REC_OST, 0, 10, "", "", 0, 400);
+	add_part(&b, BCN_REC_OST, 1, 10, "", "slurm.11", 11, 250);
+	add_part(&b, BCN_REC_OST, 2, 10, "", "bench", 0, 150);
+	add_part(&b, BCN_REC_OST, 3, 10, "10.0.0.1@tcp", "", 0, 400);
+	add_part(&b, BCN_REC_MDS, 4, 20, "", "", 0, 70);
+	add_part(&b, BCN_REC_MDS, 5, 20, "", "7", 7, 70);
+	add_part(&b, BCN_REC_MDS, 6, 20, "10.0.0.1@tcp", "", 0, 70);
+	batch_add(&b, BCN_REC_IO, "cn1", 5, 7)->t = BASE + 30 * SEC;
+	write_v1_day(f->cfg.dir, "beacon-20240110.db", b.items, b.n, false);
+	assert_int_equal(file_schema(f->cfg.dir, "beacon-20240110.db",
+				     &indexed), 1);
+	check_parts(f->s, &b, BCN_LAYER_OST, 0,
+		    (const uint64_t[]){ 1200, 400, 400, 400 });
+	check_parts(f->s, &b, BCN_LAYER_MDS, 0,
+		    (const uint64_t[]){ 210, 70, 70, 70 });
+	check_parts(f->s, &b, BCN_LAYER_OST, 11,
+		    (const uint64_t[]){ 250, 250, 250, 0 });
+	assert_int_equal(file_schema(f->cfg.dir, "beacon-20240110.db",
+				     &indexed), 2);
+	assert_true(indexed);
+	/* the upgraded day takes new records with their parts */
+	add_part(&b, BCN_REC_OST, 8, 40, "", "slurm.12", 12, 50);
+	add_part(&b, BCN_REC_OST, 9, 40, "", "", 0, 50);
+	append_ok(f->s, b.items + b.n - 2, 2);
+	check_parts(f->s, &b, BCN_LAYER_OST, 0,
+		    (const uint64_t[]){ 1300, 450, 450, 400 });
+	q.part = BCN_STORE_PART_ANY;
+	check_scan(f->s, &b, &q);
+
+	/* a damaged record: the day is refused and stays at schema 1 */
+	for (size_t i = 0; i < 3; i++)
+		b.recs[i].t += DAY;
+	write_v1_day(f->cfg.dir, "beacon-20240111.db", b.items, 3, true);
+	q = layer_query(BCN_LAYER_OST);
+	q.from = BASE + DAY;
+	assert_int_equal(bcn_store_count(f->s, &q, &n), -BCN_ECORRUPT);
+	assert_int_equal(file_schema(f->cfg.dir, "beacon-20240111.db",
+				     &indexed), 1);
+	assert_false(indexed);
+	q.from = BASE;
+	q.to = BASE + DAY;
+	assert_int_equal(bcn_store_count(f->s, &q, &n), 0);
+	assert_int_equal(n, 2);
+	batch_free(&b);
+}
+
 struct reenter {
 	struct bcn_store *s;
 	int rc[3];
@@ -1347,8 +1789,11 @@ int main(void)
 		T(test_callback_stop),
 		T(test_reopen),
 		T(test_invalid),
+		T(test_parts),
+		T(test_part_api),
 		T(test_sqlite_files),
 		T(test_sqlite_version),
+		T(test_sqlite_upgrade),
 		T(test_sqlite_reentry),
 	};
 

@@ -98,5 +98,24 @@ save cat_indices_none.json GET "/_cat/indices/none-*?format=json&h=index&expand_
 save delete_404.json DELETE /$P-client-1999.01.01
 echo '{"index_patterns":["x-*"],"template":{"settings":{"index":{"number_of_shards":0}}}}' >"$T/badtpl.json"
 save template_error_400.json PUT /_index_template/$P-bad "$T/badtpl.json"
+# setting the part of documents stored before they had one: an old ost
+# index (the template's mappings without part) with two such documents;
+# then, without the part mapping, every document fails (strict mapping)
+"$TOOL" parts-update >"$T/parts.json"
+python3 - "$T/template.json" >"$T/oldidx.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["template"]
+del t["mappings"]["properties"]["part"]
+print(json.dumps(t))
+PY
+printf '{"index":{"_index":"%s-ost-2023.01.01","_id":"a"}}\n{"node":"oss1","seq":"00000000000000000001","idx":0,"layer":"ost","type":"ost","entity":"lustre-OST0000","job":"0","t":1,"ts":0,"dur":0,"read_bytes":0,"write_bytes":0,"read_ops":0,"write_ops":0,"meta_ops":0,"other_ops":0,"record":{"client":"","jobid":"7"}}\n{"index":{"_index":"%s-ost-2023.01.01","_id":"b"}}\n{"node":"oss1","seq":"00000000000000000001","idx":1,"layer":"ost","type":"ost","entity":"lustre-OST0000","job":"0","t":1,"ts":0,"dur":0,"read_bytes":0,"write_bytes":0,"read_ops":0,"write_ops":0,"meta_ops":0,"other_ops":0,"record":{"client":"","jobid":""}}\n' $P $P >"$T/old.ndjson"
+UBQ="_update_by_query?allow_no_indices=true&ignore_unavailable=true&conflicts=proceed&refresh=true"
+req PUT /$P-ost-2023.01.01 "$T/oldidx.json" >/dev/null
+req POST "/_bulk?refresh=true" "$T/old.ndjson" >/dev/null
+save update_parts_strict.json POST "/$P-ost-2023.01.01/$UBQ" "$T/parts.json"
+req PUT "/$P-ost-2023.01.01/_mapping" <(echo '{"properties":{"part":{"type":"keyword"}}}') >/dev/null
+save update_parts.json POST "/$P-ost-2023.01.01/$UBQ" "$T/parts.json"
+req DELETE /$P-ost-2023.01.01 >/dev/null
+
 curl -s "$U/" | python3 -c 'import json,sys; v=json.load(sys.stdin)["version"]; print(v["distribution"], v["number"])' >"$HERE/VERSION"
 echo "captured from $(cat "$HERE/VERSION")" >&2
