@@ -174,6 +174,7 @@ int bcn_top_compute(const struct bcn_stores *st, struct bcn_jobdb *db, int64_t f
 	if (!rc)
 		rc = bcn_stores_scan(st, &q, client_rec, &p);
 	q.layer = BCN_LAYER_OST;
+	q.part = BCN_STORE_PART_JOB;    /* the jobs' records, not the totals */
 	if (!rc)
 		rc = bcn_stores_scan(st, &q, ost_rec, &p);
 	bcn_tally_free(&p.fwd_of);
