@@ -25,6 +25,7 @@ void bcn_report_config_defaults(struct bcn_report_config *c)
 	c->targets_max = 1u << 16;
 	c->phase_gap_ms = 5000;
 	c->phases_max = 1000;
+	c->phase_modes_max = 64;
 	bcn_advice_config_defaults(&c->advice);
 }
 
@@ -111,31 +112,6 @@ static void span(struct bcn_report_cpass *c, int64_t *first, int64_t *last,
 		last[b] = t + dur;
 }
 
-static int account_proc(struct bcn_report_cpass *c, const struct bcn_record *r,
-			uint64_t bytes)
-{
-	const struct bcn_rec_io *io = &r->u.io;
-	uint64_t h = bcn_tally_hash(0, r->node, strlen(r->node)), *v, *n;
-	bool fresh;
-	int rc;
-
-	h = bcn_tally_hash(h, &io->pid, sizeof(io->pid));
-	h = bcn_tally_hash(h, &io->rank, sizeof(io->rank));
-	if ((rc = bcn_u64map_get(&c->procs, h, &v, &fresh)))
-		return rc;
-	*v += bytes;
-	if ((rc = bcn_u64map_get(&c->file_bytes, io->file, &v, &fresh)))
-		return rc;
-	*v += bytes;
-	if ((rc = bcn_u64map_get(&c->pairs, bcn_tally_hash(h, &io->file,
-			sizeof(io->file)), &n, &fresh)) || !fresh)
-		return rc;
-	if ((rc = bcn_u64map_get(&c->files, io->file, &n, &fresh)))
-		return rc;
-	++*n;
-	return 0;
-}
-
 static int client_record(void *arg, const struct bcn_record *r)
 {
 	struct bcn_report_cpass *c = arg;
@@ -179,7 +155,7 @@ static int client_record(void *arg, const struct bcn_record *r)
 		e->v[0] += t.read_bytes;
 		e->v[1] += t.write_bytes;
 		e->v[2] += data;
-		rc = account_proc(c, r, bytes);
+		rc = bcn_iomode_add(&c->who, r, bytes);
 	}
 	if (rc == -BCN_EFULL) {
 		bcn_report_partial(rep, "too many nodes, processes or files "
@@ -213,10 +189,7 @@ static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 	c->wfirst = malloc(n * sizeof(*c->wfirst));
 	c->rlast = calloc(n, sizeof(*c->rlast));
 	c->wlast = calloc(n, sizeof(*c->wlast));
-	bcn_u64map_init(&c->procs, cfg->pairs_max);
-	bcn_u64map_init(&c->pairs, cfg->pairs_max);
-	bcn_u64map_init(&c->files, cfg->pairs_max);
-	bcn_u64map_init(&c->file_bytes, cfg->pairs_max);
+	bcn_iomode_init(&c->who, cfg->pairs_max);
 	bcn_tally_init(&c->nodes, cfg->nodes_max);
 	if (!c->rd || !c->wr || !c->meta || !c->rfirst || !c->wfirst ||
 	    !c->rlast || !c->wlast)
@@ -235,43 +208,78 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c)
 	free(c->wfirst);
 	free(c->rlast);
 	free(c->wlast);
-	bcn_u64map_free(&c->procs);
-	bcn_u64map_free(&c->pairs);
-	bcn_u64map_free(&c->files);
-	bcn_u64map_free(&c->file_bytes);
+	bcn_iomode_free(&c->who);
 	bcn_tally_free(&c->nodes);
 }
 
-/* Mode, processes, files and the busiest process from the maps. */
+/* Mode, processes, files and the busiest process. */
 static void client_mode(struct bcn_report_cpass *c)
 {
 	struct bcn_report *r = c->r;
-	struct bcn_report_mode_in m = { .bytes = r->read_bytes + r->write_bytes };
-	uint64_t *b;
-	bool fresh;
+	struct bcn_iomode_result m;
 
-	r->io_procs = m.procs = c->procs.n;
+	bcn_iomode_result(&c->who, r->read_bytes + r->write_bytes, &m);
+	r->io_procs = m.procs;
 	r->io_nodes = c->nodes.n;
-	r->files = c->files.n;
-	for (size_t i = 0; i < c->files.cap; i++) {
-		uint64_t np = c->files.vals[i];
+	r->files = m.files;
+	r->shared_files = m.shared_files;
+	r->busiest_proc_bytes = m.busiest_proc_bytes;
+	snprintf(r->mode, sizeof(r->mode), "%s", m.mode);
+}
 
-		if (!c->files.used[i] ||
-		    bcn_u64map_get(&c->file_bytes, c->files.keys[i], &b, &fresh))
-			continue;
-		r->shared_files += np > 1;
-		if (np > 1)
-			m.shared_bytes += *b;
-		else
-			m.private_bytes += *b;
-		if (np * 2 > m.procs)
-			m.global_bytes += *b;
+/* The mode of one phase of a mixed job: its records scanned again. */
+struct phase_pass {
+	struct bcn_iomode who;
+	uint64_t bytes;
+};
+
+static int phase_record(void *arg, const struct bcn_record *r)
+{
+	struct phase_pass *p = arg;
+	struct bcn_record_totals t;
+
+	if (r->type != BCN_REC_IO)
+		return 0;
+	bcn_record_totals(r, &t);
+	if (!t.read_ops && !t.write_ops)
+		return 0;
+	p->bytes += t.read_bytes + t.write_bytes;
+	return bcn_iomode_add(&p->who, r, t.read_bytes + t.write_bytes);
+}
+
+/* Each phase's mode when the job as a whole is mixed (a job that reads
+ * one shared input, N-1, and writes a file per process, N-N), for the
+ * first phase_modes_max phases. */
+static int phase_modes(const struct bcn_stores *st, struct bcn_report *r,
+		       const struct bcn_report_config *cfg)
+{
+	int rc = 0;
+
+	if (strcmp(r->mode, "mixed") || r->nphases < 2)
+		return 0;
+	for (size_t k = 0; !rc && k < r->nphases && k < cfg->phase_modes_max;
+	     k++) {
+		struct bcn_report_phase *ph = &r->phases[k];
+		struct bcn_store_query q = {
+			.layer = BCN_LAYER_CLIENT, .job = r->job,
+			.from = ph->start, .to = ph->end,
+		};
+		struct phase_pass p = { .bytes = 0 };
+		struct bcn_iomode_result m;
+
+		bcn_iomode_init(&p.who, cfg->pairs_max);
+		rc = bcn_stores_scan(st, &q, phase_record, &p);
+		if (!rc) {
+			bcn_iomode_result(&p.who, p.bytes, &m);
+			snprintf(ph->mode, sizeof(ph->mode), "%s", m.mode);
+		}
+		bcn_iomode_free(&p.who);
 	}
-	for (size_t i = 0; i < c->procs.cap; i++)
-		if (c->procs.used[i] && c->procs.vals[i] > r->busiest_proc_bytes)
-			r->busiest_proc_bytes = c->procs.vals[i];
-	m.top_proc_bytes = r->busiest_proc_bytes;
-	snprintf(r->mode, sizeof(r->mode), "%s", bcn_report_mode(&m));
+	if (rc == -BCN_EFULL) {
+		bcn_report_partial(r, "too many processes or files in a phase");
+		rc = 0;
+	}
+	return rc;
 }
 
 /* First start and last end of a column's records in buckets [a, b]:
@@ -438,7 +446,7 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 	if ((rc = client_phases(c, cfg)))
 		return rc;
 	client_rates(c);
-	return 0;
+	return phase_modes(st, r, cfg);
 }
 
 /* ---- assembly ---- */

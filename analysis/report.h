@@ -45,6 +45,7 @@ struct bcn_report_config {
 	uint64_t targets_max;           /* distinct OSTs, MDTs, fwd nodes */
 	int64_t phase_gap_ms;           /* idle gap that ends a phase */
 	uint64_t phases_max;
+	uint64_t phase_modes_max;       /* phases of a mixed job given a mode */
 	struct bcn_advice_config advice;
 };
 
@@ -79,7 +80,11 @@ struct bcn_report_config {
 				  "nodes per report." }, \
 	{ "report_phases_max", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.phases_max), .min = 1, .max = 1000000, \
-	  .def = "1000", .help = "I/O phases per report." }
+	  .def = "1000", .help = "I/O phases per report." }, \
+	{ "report_phase_modes_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.phase_modes_max), .max = 1000000, \
+	  .def = "64", .help = "Phases of a mixed job whose own I/O mode is " \
+			     "found (a scan each); 0: none." }
 
 /* Fills c with the defaults of docs/report.md. */
 void bcn_report_config_defaults(struct bcn_report_config *c);
@@ -104,6 +109,7 @@ struct bcn_report_phase {
 	int64_t start, end;
 	uint64_t read_bytes, write_bytes;
 	uint64_t meta_ops;
+	char mode[BCN_REPORT_MODE_MAX]; /* of a mixed job's phase, or "" */
 };
 
 struct bcn_report {

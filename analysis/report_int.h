@@ -3,6 +3,7 @@
 #define BCN_REPORT_INT_H
 
 #include "analysis/report.h"
+#include "analysis/iomode.h"
 #include "analysis/tally.h"
 
 /* The client pass's working state. */
@@ -15,10 +16,7 @@ struct bcn_report_cpass {
 					 * record in it, last end of one that
 					 * ends in it (INT64_MAX / 0: none) */
 	int64_t *wfirst, *wlast;        /* the same for writes */
-	struct bcn_u64map procs;        /* process -> bytes */
-	struct bcn_u64map pairs;        /* (file, process) seen */
-	struct bcn_u64map files;        /* file -> processes */
-	struct bcn_u64map file_bytes;   /* file -> bytes */
+	struct bcn_iomode who;          /* who moved the bytes */
 	struct bcn_tally nodes;         /* node -> read, write, ops */
 };
 

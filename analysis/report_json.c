@@ -111,8 +111,11 @@ static int phases(const struct bcn_report *r, struct bcn_buf *b)
 		rc = rc ? rc : iso_val(b, p->start);
 		rc = rc ? rc : iso(b, "end", p->end);
 		rc = rc ? rc : bcn_buf_printf(b, ",\"read_bytes\":%" PRIu64
-			",\"write_bytes\":%" PRIu64 ",\"meta_ops\":%" PRIu64 "}",
+			",\"write_bytes\":%" PRIu64 ",\"meta_ops\":%" PRIu64,
 			p->read_bytes, p->write_bytes, p->meta_ops);
+		if (!rc && p->mode[0])
+			rc = bcn_buf_printf(b, ",\"mode\":\"%s\"", p->mode);
+		rc = rc ? rc : bcn_buf_adds(b, "}");
 	}
 	return rc ? rc : bcn_buf_adds(b, "]");
 }

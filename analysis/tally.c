@@ -112,6 +112,19 @@ int bcn_u64map_get(struct bcn_u64map *m, uint64_t key, uint64_t **val,
 	return 0;
 }
 
+bool bcn_u64map_find(const struct bcn_u64map *m, uint64_t key, uint64_t *val)
+{
+	size_t i;
+
+	if (!m->cap)
+		return false;
+	i = u64_find(m, key);
+	if (!m->used[i])
+		return false;
+	*val = m->vals[i];
+	return true;
+}
+
 void bcn_tally_init(struct bcn_tally *t, size_t max)
 {
 	memset(t, 0, sizeof(*t));

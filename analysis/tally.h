@@ -27,6 +27,9 @@ void bcn_u64map_free(struct bcn_u64map *m);
 int bcn_u64map_get(struct bcn_u64map *m, uint64_t key, uint64_t **val,
 		   bool *fresh);
 
+/* The value of key into *val: true when the map holds it. */
+bool bcn_u64map_find(const struct bcn_u64map *m, uint64_t key, uint64_t *val);
+
 /* ---- string -> counters ---- */
 
 #define BCN_TALLY_VALS 6

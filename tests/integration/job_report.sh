@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The per-job report end to end (docs/report.md): beacon-sim's scale mode
 # sends an hour-old simulated run (fast pace) to a real beacon-logsrv with
-# the SQLite store; its sacct output and forwarding map go into a private
-# MariaDB; beacon-analyzd --once computes every ended job's report into
-# the job database and the Redis report cache. Then, for every job of the
+# the SQLite store; its forwarding map goes into a private MariaDB, and
+# beacon-analyzd --once polls its sacct output (a failing sacct command is
+# said and counted) and computes every ended job's report into the job
+# database and the Redis report cache. Then, for every job of the
 # simulator's ground truth: `beacon job ID --json` gives the bytes read
 # and written to the byte, the I/O mode exactly, and exactly its
 # forwarding nodes and OSTs; the reports come from the cache, and a
@@ -85,12 +86,18 @@ settle = 0
 live_interval = 0
 EOF
 } > "$T/analyzd.conf"
-"$BEACON" import-jobs --config "$T/analyzd.conf" --format sacct "$T/sim/slurm/sacct.txt" > "$T/import.out" ||
-	fail "import-jobs: $(cat "$T/import.out")"
 "$BEACON" import-map --config "$T/analyzd.conf" "$T/sim/slurm/fwdmap.txt" > "$T/map.out" ||
 	fail "import-map: $(cat "$T/map.out")"
-"$ANALYZD" --config "$T/analyzd.conf" --once > "$T/analyzd.log" 2>&1 || fail "beacon-analyzd --once: $(tail -5 "$T/analyzd.log")"
-grep -q "6 reports, 0 live, 0 failed" "$T/analyzd.log" || fail "analyzd: $(tail -3 "$T/analyzd.log")"
+# a failing sacct command is said and counted, and nothing is reported
+"$ANALYZD" --config "$T/analyzd.conf" --once --sacct-command "exit 3" > "$T/analyzd0.log" 2>&1 ||
+	fail "beacon-analyzd with a failing sacct: $(tail -3 "$T/analyzd0.log")"
+grep -q "sacct_command: failed" "$T/analyzd0.log" || fail "no word of the failing sacct command"
+grep -q "0 reports, 0 live, 0 failed, 0 partial; 0 jobs imported" "$T/analyzd0.log" || fail "analyzd0: $(tail -2 "$T/analyzd0.log")"
+# the job records come from polling "sacct" (the simulator's output)
+"$ANALYZD" --config "$T/analyzd.conf" --once --sacct-command "cat $T/sim/slurm/sacct.txt" > "$T/analyzd.log" 2>&1 ||
+	fail "beacon-analyzd --once: $(tail -5 "$T/analyzd.log")"
+grep -q "6 reports, 0 live, 0 failed, 0 partial; 6 jobs imported, 0 rejected" "$T/analyzd.log" ||
+	fail "analyzd: $(tail -3 "$T/analyzd.log")"
 
 for id in $(python3 -c 'import json,sys
 for l in open(sys.argv[1]):

@@ -180,6 +180,9 @@ static void test_client(void **state)
 	assert_int_equal(r->phases[0].end, S(1014));
 	assert_int_equal(r->phases[0].write_bytes, 40 * MIB);
 	assert_int_equal(r->phases[1].read_bytes, r->read_bytes);
+	/* mixed as a whole: each phase has its own mode */
+	assert_string_equal(r->phases[0].mode, "N-N");
+	assert_string_equal(r->phases[1].mode, "N-1");
 	assert_int_equal(r->phases[0].meta_ops, 4);
 	assert_int_equal(r->step_ns, S(1));
 	assert_int_equal(r->nseries, 22);       /* 1010 .. 1031 */
@@ -387,6 +390,7 @@ static void test_two_stores(void **state)
 	assert_int_equal(r->io_nodes, 4);
 	assert_string_equal(r->mode, "N-1");
 	assert_int_equal(r->nphases, 1);
+	assert_string_equal(r->phases[0].mode, "");     /* not mixed */
 	assert_int_equal(r->phases[0].start, S(7008));
 	assert_int_equal(r->phases[0].end, S(7016));
 	assert_true(r->write_bw_mean == 2.0 * MIB);
