@@ -18,6 +18,8 @@
 
 #define MS 1000000ll
 #define IDS_MAX 4096
+#define HELD_MAX 1024                   /* jobs whose report failed */
+#define HOLD_NS (600 * 1000000000ll)    /* ... tried again after this */
 
 static const char *const log_dests[] = { "stderr", "syslog", NULL };
 
@@ -70,7 +72,37 @@ struct analyzd {
 	struct bcn_cache *cache;
 	struct bcn_complain sacct_c, report_c, cache_c;
 	struct bcn_buf json;
+	/* jobs whose report failed wait HOLD_NS before the next try, so that
+	 * a few bad ones do not take every round's batch */
+	struct { uint64_t job; int64_t until; } held[HELD_MAX];
+	size_t nheld;
 };
+
+/* Whether job's report is on hold now. */
+static bool on_hold(struct analyzd *a, uint64_t job, int64_t now)
+{
+	for (size_t i = 0; i < a->nheld; i++)
+		if (a->held[i].job == job)
+			return a->held[i].until > now;
+	return false;
+}
+
+/* Puts job on hold (the oldest hold gives way when full). */
+static void hold(struct analyzd *a, uint64_t job, int64_t now)
+{
+	size_t i = 0;
+
+	while (i < a->nheld && a->held[i].job != job)
+		i++;
+	if (i == HELD_MAX) {
+		memmove(a->held, a->held + 1, sizeof(a->held[0]) * --i);
+		a->nheld--;
+	}
+	if (i == a->nheld)
+		a->nheld++;
+	a->held[i].job = job;
+	a->held[i].until = now + HOLD_NS;
+}
 
 static int64_t now_ns(void)
 {
@@ -154,8 +186,10 @@ static int report_one(struct analyzd *a, uint64_t id, bool live)
 		rc = bcn_report_save(a->db, r);
 	if (rc) {
 		a->st->failed++;
+		hold(a, id, now_ns());
 		bcn_complain(&a->report_c, BCN_LOG_ERR, "report of job %" PRIu64
-			     ": %s", id, rc == -EIO ? bcn_jobdb_error(a->db) :
+			     ": %s (tried again in 10 minutes)", id,
+			     rc == -EIO ? bcn_jobdb_error(a->db) :
 			     bcn_strerror(rc));
 		goto out;
 	}
@@ -181,24 +215,31 @@ out:
 static void due_reports(struct analyzd *a, volatile sig_atomic_t *stop)
 {
 	static uint64_t ids[IDS_MAX];
-	int64_t settle = a->cfg->settle_ms * MS;
-	int n = bcn_jobdb_reports_due(a->db, now_ns() - settle, settle, ids,
-				      a->cfg->batch);
+	int64_t settle = a->cfg->settle_ms * MS, now = now_ns();
+	size_t want = a->cfg->batch + a->nheld;
+	int n = bcn_jobdb_reports_due(a->db, now - settle, settle, ids,
+				      want < IDS_MAX ? want : IDS_MAX);
+	uint64_t done = 0;
 
 	if (n < 0)
 		bcn_complain(&a->report_c, BCN_LOG_ERR, "job database: %s",
 			     bcn_jobdb_error(a->db));
-	for (int i = 0; i < n && !*stop; i++)
-		(void)report_one(a, ids[i], false);
+	for (int i = 0; i < n && !*stop && done < a->cfg->batch; i++)
+		if (!on_hold(a, ids[i], now)) {
+			(void)report_one(a, ids[i], false);
+			done++;
+		}
 }
 
 static void live_reports(struct analyzd *a, volatile sig_atomic_t *stop)
 {
 	static uint64_t ids[IDS_MAX];
 	int n = bcn_jobdb_running(a->db, ids, a->cfg->batch);
+	int64_t now = now_ns();
 
 	for (int i = 0; i < n && !*stop; i++)
-		(void)report_one(a, ids[i], true);
+		if (!on_hold(a, ids[i], now))
+			(void)report_one(a, ids[i], true);
 }
 
 static int start(struct analyzd *a, const struct bcn_analyzd_config *cfg)
