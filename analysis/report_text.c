@@ -122,7 +122,7 @@ static int phases_findings(const struct bcn_report *r, struct bcn_buf *b)
 		when(p->start, s, sizeof(s));
 		human((double)p->read_bytes, "B", rd, sizeof(rd));
 		human((double)p->write_bytes, "B", wr, sizeof(wr));
-		rc = bcn_buf_printf(b, "  phase %zu  %s  %6.0f s  read %12s  "
+		rc = bcn_buf_printf(b, "  phase %zu  %s  %8.1f s  read %12s  "
 				    "write %12s%s%s\n", i + 1, s,
 				    (double)(p->end - p->start) / 1e9, rd, wr,
 				    p->mode[0] ? "  " : "", p->mode);
