@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/report.h"
+#include "common/text.h"
 #include "common/timefmt.h"
 
 #define SPARK_WIDTH 60
@@ -141,6 +142,7 @@ int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
 		       struct bcn_buf *out)
 {
 	char s[BCN_TIMEFMT_OUT_MAX], e[BCN_TIMEFMT_OUT_MAX];
+	size_t from = out->len;
 	int rc;
 
 	when(r->start, s, sizeof(s));
@@ -159,5 +161,8 @@ int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
 	rc = rc ? rc : phases_findings(r, out);
 	if (!rc && r->nparts)
 		rc = bcn_buf_adds(out, "Components\n");
-	return rc ? rc : components(r, out);
+	rc = rc ? rc : components(r, out);
+	if (!rc)        /* names come from users: no terminal controls */
+		bcn_text_defang((char *)out->data + from, out->len - from);
+	return rc;
 }

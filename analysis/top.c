@@ -7,6 +7,7 @@
 
 #include "analysis/top.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "common/timefmt.h"
 #include "jobdb/jobdb.h"
 #include "analysis/stores.h"
@@ -274,6 +275,7 @@ int bcn_top_to_text(const struct bcn_top *t, size_t rows, size_t width,
 		    struct bcn_buf *out)
 {
 	char to[BCN_TIMEFMT_OUT_MAX];
+	size_t from = out->len;
 	int rc;
 
 	if (bcn_timefmt_format(t->to, to, sizeof(to)))
@@ -300,5 +302,7 @@ int bcn_top_to_text(const struct bcn_top *t, size_t rows, size_t width,
 				    j->user, j->name, j->nnodes, rd, wr, j->iops,
 				    j->meta_ops, where);
 	}
+	if (!rc)        /* names come from users: no terminal controls */
+		bcn_text_defang((char *)out->data + from, out->len - from);
 	return rc;
 }

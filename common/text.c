@@ -64,3 +64,16 @@ int bcn_text_u64_all(const char *p, size_t len, uint64_t *v)
 	*v = x;
 	return 0;
 }
+
+void bcn_text_defang(char *p, size_t n)
+{
+	unsigned char *u = (unsigned char *)p;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((u[i] < 0x20 && u[i] != '\n') || u[i] == 0x7f)
+			u[i] = '?';
+		else if (u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 &&
+			 u[i + 1] <= 0x9f)
+			u[i] = u[i + 1] = '?';
+	}
+}

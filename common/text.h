@@ -53,6 +53,11 @@ static inline const char *bcn_text_trim_space(const char *p, const char *end)
 /* The value of a hex digit ('0'..'9', 'a'..'f', 'A'..'F'), or -1. */
 int bcn_text_hexval(char c);
 
+/* Makes n bytes at p safe to print on a terminal: every control
+ * character but the newline (C0, DEL, and C1 as UTF-8 encodes it) becomes
+ * '?', so that a job name cannot move the cursor or retitle a window. */
+void bcn_text_defang(char *p, size_t n);
+
 /* Writes the n bytes of in as 2n lower-case hex digits to out (no NUL). */
 void bcn_text_hex(char *out, const uint8_t *in, size_t n);
 

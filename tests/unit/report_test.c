@@ -190,6 +190,19 @@ static void test_client(void **state)
 	assert_int_equal(r->size_hist[20], 40);
 	assert_int_equal(r->size_hist[12], 4 * 512);
 	assert_false(r->partial);
+	/* a job name with terminal controls is printed without them */
+	{
+		struct bcn_buf b;
+
+		snprintf(r->name, sizeof(r->name), "x\033[2J\033]0;t\007");
+		bcn_buf_init(&b, 1u << 20);
+		assert_int_equal(bcn_report_to_text(r, false, true, &b), 0);
+		assert_int_equal(bcn_buf_add(&b, "", 1), 0);
+		assert_null(memchr(b.data, 033, b.len));
+		assert_null(memchr(b.data, 007, b.len));
+		assert_non_null(strstr((const char *)b.data, "Job 42  x?[2J"));
+		bcn_buf_free(&b);
+	}
 	bcn_report_free(r);
 }
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -176,6 +177,29 @@ static void test_lines(void **state)
 	}
 }
 
+/* Terminal controls in names become '?'; newlines, text and UTF-8
+ * letters stay. */
+static void test_defang(void **state)
+{
+	static const struct { const char *in, *out; } t[] = {
+		{ "wrf run 3\n", "wrf run 3\n" },
+		{ "evil\033]0;pwned\007x", "evil?]0;pwned?x" },
+		{ "tab\there\rcr\x7f", "tab?here?cr?" },
+		{ "c1 \xc2\x9b" "31m", "c1 ??31m" },
+		{ "caf\xc3\xa9 \xc2\xa0nbsp", "caf\xc3\xa9 \xc2\xa0nbsp" },
+		{ "\xc2", "\xc2" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char b[64];
+
+		snprintf(b, sizeof(b), "%s", t[i].in);
+		bcn_text_defang(b, strlen(b));
+		assert_string_equal(b, t[i].out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_hex),
 		cmocka_unit_test(test_blanks),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_defang),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
