@@ -78,8 +78,8 @@ if [ -x "$BCN_BUILD/bench/ingest_bench" ]; then
 	hard=$(ulimit -Hn)
 	nc=2000
 	[ "$hard" = unlimited ] || [ "$hard" -ge 2300 ] || nc=$((hard - 300))
-	"$BCN_BUILD/bench/ingest_bench" logsrv "$A" "$T/key" "$nc" 2 5 > "$T/conns.json" ||
-		fail "$nc concurrent connections: $(cat "$T/conns.json")"
+	"$BCN_BUILD/bench/ingest_bench" logsrv "$A" "$T/key" "$nc" 2 5 > "$T/conns.json" 2> "$T/conns.err" ||
+		fail "$nc concurrent connections: $(cat "$T/conns.json" "$T/conns.err")"
 	grep -q "\"frames\":$((nc * 2))," "$T/conns.json" || fail "$nc connections: $(cat "$T/conns.json")"
 else
 	skipped="the concurrent connections check (no bench/ingest_bench in this build)"
