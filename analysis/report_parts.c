@@ -152,7 +152,6 @@ static int forward_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 
 struct tgt_pass {
 	struct bcn_tally t;             /* target -> read, write, ops */
-	int layer;
 	bool totals;                    /* counting the targets' own records */
 	struct bcn_tally_entry *only;   /* totals of this target */
 };
@@ -220,7 +219,7 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 			const struct bcn_report_config *cfg, int layer,
 			size_t *cap)
 {
-	struct tgt_pass tp = { .layer = layer };
+	struct tgt_pass tp = { .totals = false };
 	struct bcn_store_query q = {
 		.layer = layer, .job = r->job,
 		.from = r->window_from, .to = r->window_to,

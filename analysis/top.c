@@ -20,7 +20,6 @@ struct top_pass {
 	struct bcn_u64map index;        /* job -> position + 1 */
 	size_t cap;
 	struct bcn_tally fwd_of;        /* compute node -> forwarding node */
-	int err;
 };
 
 static struct bcn_top_job *job_of(struct top_pass *p, uint64_t job)

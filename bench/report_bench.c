@@ -61,7 +61,7 @@ struct filler {
 	struct bcn_store *st;
 	struct bcn_record recs[BATCH];
 	struct bcn_store_item items[BATCH];
-	char names[BATCH][32];
+	char names[BATCH][48];
 	char jobid[24];
 	size_t n;
 	uint64_t seq, total;
@@ -94,7 +94,7 @@ static struct bcn_record *next(struct filler *f, int type, const char *node)
 static void fill_second(struct filler *f, uint64_t job, uint64_t nodes,
 			int64_t t, int s, int step)
 {
-	char node[32];
+	char node[48];
 
 	if (s % step == 0)
 		for (uint64_t i = 0; i < nodes; i++) {
@@ -171,7 +171,7 @@ static int fill(struct bcn_store *st, uint64_t job, uint64_t nodes, int step,
 static int add_job(struct bcn_jobdb *db, uint64_t job, uint64_t nodes,
 		   int64_t t0)
 {
-	char list[64], fwd[32], comp[64];
+	char list[80], fwd[48], comp[80];
 	struct bcn_job j;
 	int rc;
 
@@ -197,6 +197,21 @@ static int add_job(struct bcn_jobdb *db, uint64_t job, uint64_t nodes,
 		rc = bcn_jobdb_add_fwdmap(db, &e);
 	}
 	return rc < 0 ? rc : 0;
+}
+
+/* A whole decimal number in [lo, hi] from s (up to the end or a ':' or
+ * ','), or -1. */
+static long number(const char *s, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || (*end && *end != ':' && *end != ',') ||
+	    v < lo || v > hi)
+		return -1;
+	return v;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -280,9 +295,9 @@ int main(int argc, char **argv)
 	struct bcn_jobdb *db = NULL;
 	struct bcn_cache *cache = NULL;
 	char err[512], *sizes, *tok, *save;
-	int reps = argc > 3 ? atoi(argv[3]) : 5, rc;
+	int reps = argc > 3 ? (int)number(argv[3], 1, 64) : 5, rc;
 
-	if (argc < 3 || reps < 1 || reps > 64) {
+	if (argc < 3 || reps < 1) {
 		fprintf(stderr, "usage: report_bench CONFIG NODES:STEP[,...] [REPS]\n");
 		return 2;
 	}
@@ -307,12 +322,13 @@ int main(int argc, char **argv)
 	sizes = strdup(argv[2]);
 	for (tok = strtok_r(sizes, ",", &save); tok && !rc;
 	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t nodes = strtoull(tok, NULL, 10);
+		long nodes = number(tok, 1, 1l << 24);
 		const char *colon = strchr(tok, ':');
-		int step = colon ? atoi(colon + 1) : 1;
+		long step = colon ? number(colon + 1, 1, HOUR) : 1;
 
-		rc = nodes && step > 0 ? bench_size(&c, &ss, db, cache, nodes,
-						    step, nodes > 4096 ? 1 : reps) :
+		rc = nodes > 0 && step > 0 ? bench_size(&c, &ss, db, cache,
+						    (uint64_t)nodes, (int)step,
+						    nodes > 4096 ? 1 : reps) :
 		     -EINVAL;
 		if (rc)
 			fprintf(stderr, "report_bench: %s: %s\n", tok,
