@@ -18,11 +18,11 @@
 #include "common/error.h"
 #include "common/hostlist.h"
 #include "jobdb/jobdb.h"
+#include "jobdb/jobdb_int.h"
 #include "jobdb/schema.h"
 
-#define PARAMS_MAX 24
 #define PASSWORD_MAX 256
-#define STR_CAP (BCN_JOB_STR_MAX + 1)
+#define STR_CAP BCN_JOBDB_STR_CAP
 
 /* The prepared statements, by index. */
 enum {
@@ -32,6 +32,7 @@ enum {
 	ST_PHASE_INS, ST_FINDINGS_DEL, ST_FINDING_INS, ST_SUM_GET, ST_FWD_MAP,
 	ST_DUE, ST_RUNNING, ST_MAX
 };
+_Static_assert(ST_MAX == BCN_JOBDB_ST_MAX, "BCN_JOBDB_ST_MAX");
 
 #define JOB_COLS "id, array_job, array_task, user, uid, account, `partition`," \
 	" name, nodelist, nnodes, ntasks, ncpus, submit_ns, start_ns, end_ns," \
@@ -111,104 +112,15 @@ static const char *const sql[ST_MAX] = {
 		" AND state = 'RUNNING' ORDER BY start_ns DESC LIMIT ?",
 };
 
-/* The strings of a job read back. */
-struct job_strs {
-	char user[STR_CAP], account[STR_CAP], partition[STR_CAP];
-	char name[STR_CAP], state[32];
-	char *nodelist;                 /* BCN_JOB_NODELIST_MAX + 1 */
-};
 
-struct bcn_jobdb {
-	MYSQL *my;
-	MYSQL_STMT *st[ST_MAX];
-	int schema;
-	char err[512];
-	struct job_strs row;
-};
 
-/* Parameter or result bindings, filled in order. */
-struct binds {
-	MYSQL_BIND b[PARAMS_MAX];
-	unsigned long len[PARAMS_MAX];
-	my_bool null[PARAMS_MAX];
-	int n;
-};
-
-static void bind_init(struct binds *x)
-{
-	memset(x, 0, sizeof(*x));
-}
-
-static MYSQL_BIND *next(struct binds *x)
-{
-	MYSQL_BIND *b = &x->b[x->n];
-
-	b->length = &x->len[x->n];
-	b->is_null = &x->null[x->n];
-	x->n++;
-	return b;
-}
-
-static void b_u64(struct binds *x, const uint64_t *v)
-{
-	MYSQL_BIND *b = next(x);
-
-	b->buffer_type = MYSQL_TYPE_LONGLONG;
-	b->buffer = (void *)v;
-	b->is_unsigned = 1;
-}
-
-static void b_f64(struct binds *x, const double *v)
-{
-	MYSQL_BIND *b = next(x);
-
-	b->buffer_type = MYSQL_TYPE_DOUBLE;
-	b->buffer = (void *)v;
-}
-
-static void b_i64(struct binds *x, const int64_t *v)
-{
-	MYSQL_BIND *b = next(x);
-
-	b->buffer_type = MYSQL_TYPE_LONGLONG;
-	b->buffer = (void *)v;
-}
-
-/* A string parameter (len: strlen), or a result buffer of cap bytes. */
-static void b_str(struct binds *x, const char *s, size_t cap)
-{
-	MYSQL_BIND *b = next(x);
-
-	b->buffer_type = MYSQL_TYPE_STRING;
-	b->buffer = (void *)s;
-	b->buffer_length = cap ? cap : strlen(s);
-	x->len[x->n - 1] = cap ? 0 : strlen(s);
-}
-
-static int fail(struct bcn_jobdb *db, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(struct bcn_jobdb *db, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(db->err, sizeof(db->err), fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-static int stmt_fail(struct bcn_jobdb *db, int i)
-{
-	return fail(db, -EIO, "job database: %s", mysql_stmt_error(db->st[i]));
-}
 
 /* Binds x's parameters to statement i and runs it. */
 static int run(struct bcn_jobdb *db, int i, struct binds *x)
 {
 	if ((x && x->n && mysql_stmt_bind_param(db->st[i], x->b)) ||
 	    mysql_stmt_execute(db->st[i]))
-		return stmt_fail(db, i);
+		return bcn_jobdb_stmt_fail(db, i);
 	return 0;
 }
 
@@ -219,9 +131,9 @@ static int run_once(struct bcn_jobdb *db, const char *text)
 	int rc = 0;
 
 	if (!s)
-		return fail(db, -ENOMEM, "job database: out of memory");
+		return bcn_jobdb_fail(db, -ENOMEM, "job database: out of memory");
 	if (mysql_stmt_prepare(s, text, strlen(text)) || mysql_stmt_execute(s))
-		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
 	mysql_stmt_close(s);
 	return rc;
 }
@@ -292,12 +204,12 @@ static int schema_version(struct bcn_jobdb *db, int *v)
 	int rc = 0;
 
 	if (!s)
-		return fail(db, -ENOMEM, "job database: out of memory");
-	bind_init(&r);
-	b_i64(&r, &got);
+		return bcn_jobdb_fail(db, -ENOMEM, "job database: out of memory");
+	bcn_jobdb_binds_init(&r);
+	bcn_jobdb_b_i64(&r, &got);
 	if (mysql_stmt_prepare(s, q, sizeof(q) - 1) || mysql_stmt_execute(s) ||
 	    mysql_stmt_bind_result(s, r.b) || mysql_stmt_fetch(s))
-		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
 	mysql_stmt_close(s);
 	*v = (int)got;
 	return rc;
@@ -313,13 +225,13 @@ static int record_version(struct bcn_jobdb *db, int v)
 	int rc = 0;
 
 	if (!s)
-		return fail(db, -ENOMEM, "job database: out of memory");
-	bind_init(&x);
-	b_i64(&x, &ver);
-	b_i64(&x, &now);
+		return bcn_jobdb_fail(db, -ENOMEM, "job database: out of memory");
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_i64(&x, &ver);
+	bcn_jobdb_b_i64(&x, &now);
 	if (mysql_stmt_prepare(s, q, sizeof(q) - 1) ||
 	    mysql_stmt_bind_param(s, x.b) || mysql_stmt_execute(s))
-		rc = fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_stmt_error(s));
 	mysql_stmt_close(s);
 	return rc;
 }
@@ -336,7 +248,7 @@ static int migrate(struct bcn_jobdb *db)
 	if (rc)
 		return rc;
 	if (v > BCN_JOBDB_SCHEMA)
-		return fail(db, -EPROTO, "the job database is at schema version "
+		return bcn_jobdb_fail(db, -EPROTO, "the job database is at schema version "
 			    "%d, newer than this program's %d: upgrade beacon", v,
 			    BCN_JOBDB_SCHEMA);
 	for (int m = v + 1; m <= BCN_JOBDB_SCHEMA; m++) {
@@ -387,6 +299,9 @@ void bcn_jobdb_close(struct bcn_jobdb *db)
 	for (int i = 0; i < ST_MAX; i++)
 		if (db->st[i])
 			mysql_stmt_close(db->st[i]);
+	for (int i = 0; i < BCN_JOBDB_LAZY_MAX; i++)
+		if (db->lazy[i])
+			mysql_stmt_close(db->lazy[i]);
 	if (db->my)
 		mysql_close(db->my);
 	free(db->row.nodelist);
@@ -419,23 +334,23 @@ static int index_nodes(struct bcn_jobdb *db, const struct bcn_job *j)
 	struct binds x;
 	int rc;
 
-	bind_init(&x);
-	b_u64(&x, &j->id);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &j->id);
 	rc = run(db, ST_NODES_DEL, &x);
 	if (rc || !j->nodelist[0])
 		return rc;
 	rc = bcn_hostlist_expand(j->nodelist, strlen(j->nodelist),
 				 BCN_JOBDB_NODES_MAX, &hl, why, sizeof(why));
 	if (rc)
-		return fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
+		return bcn_jobdb_fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
 			    "job %llu: node list: %s", (unsigned long long)j->id,
 			    why);
 	for (size_t i = 0; !rc && i < hl.n; i++) {
-		bind_init(&x);
-		b_str(&x, hl.hosts[i], 0);
-		b_u64(&x, &j->id);
-		b_i64(&x, &start);
-		b_i64(&x, &end);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_str(&x, hl.hosts[i], 0);
+		bcn_jobdb_b_u64(&x, &j->id);
+		bcn_jobdb_b_i64(&x, &start);
+		bcn_jobdb_b_i64(&x, &end);
 		rc = run(db, ST_NODE_INS, &x);
 	}
 	bcn_hostlist_free(&hl);
@@ -448,26 +363,26 @@ static int upsert_main(struct bcn_jobdb *db, const struct bcn_job *j)
 	int64_t now = bcn_real_ns();
 	struct binds x;
 
-	bind_init(&x);
-	b_u64(&x, &j->id);
-	b_u64(&x, &j->array_job);
-	b_i64(&x, &j->array_task);
-	b_str(&x, j->user, 0);
-	b_i64(&x, &j->uid);
-	b_str(&x, j->account, 0);
-	b_str(&x, j->partition, 0);
-	b_str(&x, j->name, 0);
-	b_str(&x, j->nodelist, 0);
-	b_u64(&x, &j->nnodes);
-	b_u64(&x, &j->ntasks);
-	b_u64(&x, &j->ncpus);
-	b_i64(&x, &j->submit);
-	b_i64(&x, &j->start);
-	b_i64(&x, &j->end);
-	b_str(&x, state, 0);
-	b_i64(&x, &j->exit_code);
-	b_i64(&x, &j->exit_signal);
-	b_i64(&x, &now);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &j->id);
+	bcn_jobdb_b_u64(&x, &j->array_job);
+	bcn_jobdb_b_i64(&x, &j->array_task);
+	bcn_jobdb_b_str(&x, j->user, 0);
+	bcn_jobdb_b_i64(&x, &j->uid);
+	bcn_jobdb_b_str(&x, j->account, 0);
+	bcn_jobdb_b_str(&x, j->partition, 0);
+	bcn_jobdb_b_str(&x, j->name, 0);
+	bcn_jobdb_b_str(&x, j->nodelist, 0);
+	bcn_jobdb_b_u64(&x, &j->nnodes);
+	bcn_jobdb_b_u64(&x, &j->ntasks);
+	bcn_jobdb_b_u64(&x, &j->ncpus);
+	bcn_jobdb_b_i64(&x, &j->submit);
+	bcn_jobdb_b_i64(&x, &j->start);
+	bcn_jobdb_b_i64(&x, &j->end);
+	bcn_jobdb_b_str(&x, state, 0);
+	bcn_jobdb_b_i64(&x, &j->exit_code);
+	bcn_jobdb_b_i64(&x, &j->exit_signal);
+	bcn_jobdb_b_i64(&x, &now);
 	return run(db, ST_JOB_UPSERT, &x);
 }
 
@@ -476,17 +391,17 @@ static int upsert_step(struct bcn_jobdb *db, const struct bcn_job *j)
 	const char *state = bcn_job_state_name(j->state);
 	struct binds x;
 
-	bind_init(&x);
-	b_u64(&x, &j->id);
-	b_str(&x, j->step, 0);
-	b_str(&x, j->name, 0);
-	b_str(&x, j->nodelist, 0);
-	b_u64(&x, &j->nnodes);
-	b_u64(&x, &j->ntasks);
-	b_i64(&x, &j->start);
-	b_i64(&x, &j->end);
-	b_str(&x, state, 0);
-	b_i64(&x, &j->exit_code);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &j->id);
+	bcn_jobdb_b_str(&x, j->step, 0);
+	bcn_jobdb_b_str(&x, j->name, 0);
+	bcn_jobdb_b_str(&x, j->nodelist, 0);
+	bcn_jobdb_b_u64(&x, &j->nnodes);
+	bcn_jobdb_b_u64(&x, &j->ntasks);
+	bcn_jobdb_b_i64(&x, &j->start);
+	bcn_jobdb_b_i64(&x, &j->end);
+	bcn_jobdb_b_str(&x, state, 0);
+	bcn_jobdb_b_i64(&x, &j->exit_code);
 	return run(db, ST_STEP_UPSERT, &x);
 }
 
@@ -509,13 +424,13 @@ int bcn_jobdb_upsert_job(struct bcn_jobdb *db, const struct bcn_job *j)
 		return rc ? rc : outcome(db, ST_STEP_UPSERT);
 	}
 	if (mysql_autocommit(db->my, 0))
-		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
+		return bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
 	rc = upsert_main(db, j);
 	st = rc ? 0 : outcome(db, ST_JOB_UPSERT);
 	if (!rc && st != BCN_JOBDB_UNCHANGED)
 		rc = index_nodes(db, j);
 	if (!rc && mysql_commit(db->my))
-		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
 	if (rc)
 		mysql_rollback(db->my);
 	mysql_autocommit(db->my, 1);
@@ -543,14 +458,14 @@ static int map_nodes(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e)
 	rc = bcn_hostlist_expand(e->compute, strlen(e->compute),
 				 BCN_JOBDB_NODES_MAX, &hl, why, sizeof(why));
 	if (rc)
-		return fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
+		return bcn_jobdb_fail(db, rc == -BCN_ETOOBIG ? rc : -BCN_ESYNTAX,
 			    "forwarding map: %s", why);
 	for (size_t i = 0; !rc && i < hl.n; i++) {
-		bind_init(&x);
-		b_str(&x, hl.hosts[i], 0);
-		b_i64(&x, &e->from);
-		b_i64(&x, &e->to);
-		b_str(&x, e->fwd, 0);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_str(&x, hl.hosts[i], 0);
+		bcn_jobdb_b_i64(&x, &e->from);
+		bcn_jobdb_b_i64(&x, &e->to);
+		bcn_jobdb_b_str(&x, e->fwd, 0);
 		rc = run(db, ST_MAPNODE_UPSERT, &x);
 	}
 	bcn_hostlist_free(&hl);
@@ -564,20 +479,20 @@ int bcn_jobdb_add_fwdmap(struct bcn_jobdb *db, const struct bcn_fwdmap_entry *e)
 	int rc, st = BCN_JOBDB_UNCHANGED;
 
 	if (mysql_autocommit(db->my, 0))
-		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
-	bind_init(&x);
-	b_str(&x, e->compute, 0);
-	b_u64(&x, &h);
-	b_str(&x, e->fwd, 0);
-	b_i64(&x, &e->from);
-	b_i64(&x, &e->to);
+		return bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_str(&x, e->compute, 0);
+	bcn_jobdb_b_u64(&x, &h);
+	bcn_jobdb_b_str(&x, e->fwd, 0);
+	bcn_jobdb_b_i64(&x, &e->from);
+	bcn_jobdb_b_i64(&x, &e->to);
 	rc = run(db, ST_MAP_UPSERT, &x);
 	if (!rc && mysql_stmt_affected_rows(db->st[ST_MAP_UPSERT]) == 1) {
 		st = BCN_JOBDB_INSERTED;
 		rc = map_nodes(db, e);
 	}
 	if (!rc && mysql_commit(db->my))
-		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
 	if (rc)
 		mysql_rollback(db->my);
 	mysql_autocommit(db->my, 1);
@@ -597,10 +512,10 @@ static int query_str(struct bcn_jobdb *db, int i, struct binds *x, char *out,
 
 	if ((rc = run(db, i, x)))
 		return rc;
-	bind_init(&r);
-	b_str(&r, out, cap - 1);
+	bcn_jobdb_binds_init(&r);
+	bcn_jobdb_b_str(&r, out, cap - 1);
 	if (mysql_stmt_bind_result(s, r.b))
-		return stmt_fail(db, i);
+		return bcn_jobdb_stmt_fail(db, i);
 	while ((rc = mysql_stmt_fetch(s)) == 0 || rc == MYSQL_DATA_TRUNCATED) {
 		out[r.len[0] < cap - 1 ? r.len[0] : cap - 1] = '\0';
 		if (each && each(arg, out) == 0)
@@ -609,7 +524,7 @@ static int query_str(struct bcn_jobdb *db, int i, struct binds *x, char *out,
 			rows++;
 	}
 	mysql_stmt_free_result(s);
-	return rc == MYSQL_NO_DATA ? rows : stmt_fail(db, i);
+	return rc == MYSQL_NO_DATA ? rows : bcn_jobdb_stmt_fail(db, i);
 }
 
 int bcn_jobdb_fwd_of(struct bcn_jobdb *db, const char *node, int64_t t,
@@ -617,10 +532,10 @@ int bcn_jobdb_fwd_of(struct bcn_jobdb *db, const char *node, int64_t t,
 {
 	struct binds x;
 
-	bind_init(&x);
-	b_str(&x, node, 0);
-	b_i64(&x, &t);
-	b_i64(&x, &t);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_str(&x, node, 0);
+	bcn_jobdb_b_i64(&x, &t);
+	bcn_jobdb_b_i64(&x, &t);
 	return query_str(db, ST_FWD_OF, &x, fwd, n, NULL, NULL);
 }
 
@@ -656,10 +571,10 @@ int bcn_jobdb_jobs_on(struct bcn_jobdb *db, const char *node, int64_t t,
 {
 	struct binds x;
 
-	bind_init(&x);
-	b_str(&x, node, 0);
-	b_i64(&x, &t);
-	b_i64(&x, &t);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_str(&x, node, 0);
+	bcn_jobdb_b_i64(&x, &t);
+	bcn_jobdb_b_i64(&x, &t);
 	return query_ids(db, ST_JOBS_ON, &x, ids, max);
 }
 
@@ -671,16 +586,16 @@ int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
 	struct binds x, r;
 	int rows = 0, rc, stop = 0;
 
-	bind_init(&x);
-	b_i64(&x, &t);
-	b_i64(&x, &t);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_i64(&x, &t);
+	bcn_jobdb_b_i64(&x, &t);
 	if ((rc = run(db, ST_FWD_MAP, &x)))
 		return rc;
-	bind_init(&r);
-	b_str(&r, node, sizeof(node) - 1);
-	b_str(&r, fwd, sizeof(fwd) - 1);
+	bcn_jobdb_binds_init(&r);
+	bcn_jobdb_b_str(&r, node, sizeof(node) - 1);
+	bcn_jobdb_b_str(&r, fwd, sizeof(fwd) - 1);
 	if (mysql_stmt_bind_result(s, r.b))
-		return stmt_fail(db, ST_FWD_MAP);
+		return bcn_jobdb_stmt_fail(db, ST_FWD_MAP);
 	while (!stop && ((rc = mysql_stmt_fetch(s)) == 0 ||
 			 rc == MYSQL_DATA_TRUNCATED)) {
 		node[r.len[0] < sizeof(node) - 1 ? r.len[0] : sizeof(node) - 1] = 0;
@@ -694,7 +609,7 @@ int bcn_jobdb_fwd_map(struct bcn_jobdb *db, int64_t t, bcn_jobdb_map_fn *fn,
 	mysql_stmt_free_result(s);
 	if (stop)
 		return stop;
-	return rc == MYSQL_NO_DATA ? rows : stmt_fail(db, ST_FWD_MAP);
+	return rc == MYSQL_NO_DATA ? rows : bcn_jobdb_stmt_fail(db, ST_FWD_MAP);
 }
 
 int bcn_jobdb_reports_due(struct bcn_jobdb *db, int64_t ended_before,
@@ -703,10 +618,10 @@ int bcn_jobdb_reports_due(struct bcn_jobdb *db, int64_t ended_before,
 	uint64_t lim = max;
 	struct binds x;
 
-	bind_init(&x);
-	b_i64(&x, &ended_before);
-	b_i64(&x, &settle_ns);
-	b_u64(&x, &lim);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_i64(&x, &ended_before);
+	bcn_jobdb_b_i64(&x, &settle_ns);
+	bcn_jobdb_b_u64(&x, &lim);
 	return query_ids(db, ST_DUE, &x, ids, max);
 }
 
@@ -715,41 +630,41 @@ int bcn_jobdb_running(struct bcn_jobdb *db, uint64_t *ids, size_t max)
 	uint64_t lim = max;
 	struct binds x;
 
-	bind_init(&x);
-	b_u64(&x, &lim);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &lim);
 	return query_ids(db, ST_RUNNING, &x, ids, max);
 }
 
 /* Binds the result columns of JOB_COLS to j and db->row. */
 static void bind_job(struct bcn_jobdb *db, struct binds *r, struct bcn_job *j)
 {
-	struct job_strs *w = &db->row;
+	struct bcn_jobdb_row *w = &db->row;
 
-	bind_init(r);
-	b_u64(r, &j->id);
-	b_u64(r, &j->array_job);
-	b_i64(r, &j->array_task);
-	b_str(r, w->user, sizeof(w->user) - 1);
-	b_i64(r, &j->uid);
-	b_str(r, w->account, sizeof(w->account) - 1);
-	b_str(r, w->partition, sizeof(w->partition) - 1);
-	b_str(r, w->name, sizeof(w->name) - 1);
-	b_str(r, w->nodelist, BCN_JOB_NODELIST_MAX);
-	b_u64(r, &j->nnodes);
-	b_u64(r, &j->ntasks);
-	b_u64(r, &j->ncpus);
-	b_i64(r, &j->submit);
-	b_i64(r, &j->start);
-	b_i64(r, &j->end);
-	b_str(r, w->state, sizeof(w->state) - 1);
-	b_i64(r, &j->exit_code);
-	b_i64(r, &j->exit_signal);
+	bcn_jobdb_binds_init(r);
+	bcn_jobdb_b_u64(r, &j->id);
+	bcn_jobdb_b_u64(r, &j->array_job);
+	bcn_jobdb_b_i64(r, &j->array_task);
+	bcn_jobdb_b_str(r, w->user, sizeof(w->user) - 1);
+	bcn_jobdb_b_i64(r, &j->uid);
+	bcn_jobdb_b_str(r, w->account, sizeof(w->account) - 1);
+	bcn_jobdb_b_str(r, w->partition, sizeof(w->partition) - 1);
+	bcn_jobdb_b_str(r, w->name, sizeof(w->name) - 1);
+	bcn_jobdb_b_str(r, w->nodelist, BCN_JOB_NODELIST_MAX);
+	bcn_jobdb_b_u64(r, &j->nnodes);
+	bcn_jobdb_b_u64(r, &j->ntasks);
+	bcn_jobdb_b_u64(r, &j->ncpus);
+	bcn_jobdb_b_i64(r, &j->submit);
+	bcn_jobdb_b_i64(r, &j->start);
+	bcn_jobdb_b_i64(r, &j->end);
+	bcn_jobdb_b_str(r, w->state, sizeof(w->state) - 1);
+	bcn_jobdb_b_i64(r, &j->exit_code);
+	bcn_jobdb_b_i64(r, &j->exit_signal);
 }
 
 /* NUL-terminates the fetched strings and points j at them. */
 static void fix_job(struct bcn_jobdb *db, struct binds *r, struct bcn_job *j)
 {
-	struct job_strs *w = &db->row;
+	struct bcn_jobdb_row *w = &db->row;
 	char *s[] = { w->user, w->account, w->partition, w->name, w->nodelist,
 		      w->state };
 	int col[] = { 3, 5, 6, 7, 8, 15 };
@@ -778,20 +693,20 @@ int bcn_jobdb_get_job(struct bcn_jobdb *db, uint64_t id, struct bcn_job *j)
 	int rc;
 
 	bcn_job_init(j);
-	bind_init(&x);
-	b_u64(&x, &id);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &id);
 	if ((rc = run(db, ST_JOB_GET, &x)))
 		return rc;
 	bind_job(db, &r, j);
 	if (mysql_stmt_bind_result(s, r.b))
-		return stmt_fail(db, ST_JOB_GET);
+		return bcn_jobdb_stmt_fail(db, ST_JOB_GET);
 	rc = mysql_stmt_fetch(s);
 	if (rc == 0 || rc == MYSQL_DATA_TRUNCATED)
 		fix_job(db, &r, j);
 	mysql_stmt_free_result(s);
 	if (rc == MYSQL_NO_DATA)
 		return 0;
-	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : stmt_fail(db, ST_JOB_GET);
+	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : bcn_jobdb_stmt_fail(db, ST_JOB_GET);
 }
 
 int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
@@ -807,29 +722,29 @@ int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
 	struct bcn_job j;
 	int rc, stop = 0;
 
-	bind_init(&x);
-	b_str(&x, user, 0);
-	b_str(&x, user, 0);
-	b_i64(&x, &f->since);
-	b_i64(&x, &f->since);
-	b_i64(&x, &f->until);
-	b_i64(&x, &f->until);
-	b_str(&x, state, 0);
-	b_str(&x, state, 0);
-	b_str(&x, mode, 0);
-	b_str(&x, mode, 0);
-	b_u64(&x, &f->min_bytes);
-	b_u64(&x, &f->min_bytes);
-	b_u64(&x, &limit);
-	b_u64(&x, &offset);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_str(&x, user, 0);
+	bcn_jobdb_b_str(&x, user, 0);
+	bcn_jobdb_b_i64(&x, &f->since);
+	bcn_jobdb_b_i64(&x, &f->since);
+	bcn_jobdb_b_i64(&x, &f->until);
+	bcn_jobdb_b_i64(&x, &f->until);
+	bcn_jobdb_b_str(&x, state, 0);
+	bcn_jobdb_b_str(&x, state, 0);
+	bcn_jobdb_b_str(&x, mode, 0);
+	bcn_jobdb_b_str(&x, mode, 0);
+	bcn_jobdb_b_u64(&x, &f->min_bytes);
+	bcn_jobdb_b_u64(&x, &f->min_bytes);
+	bcn_jobdb_b_u64(&x, &limit);
+	bcn_jobdb_b_u64(&x, &offset);
 	if ((rc = run(db, ST_LIST, &x)))
 		return rc;
 	bind_job(db, &r, &j);
-	b_u64(&r, &u.read_bytes);
-	b_u64(&r, &u.write_bytes);
-	b_str(&r, u.mode, sizeof(u.mode) - 1);
+	bcn_jobdb_b_u64(&r, &u.read_bytes);
+	bcn_jobdb_b_u64(&r, &u.write_bytes);
+	bcn_jobdb_b_str(&r, u.mode, sizeof(u.mode) - 1);
 	if (mysql_stmt_bind_result(s, r.b) || mysql_stmt_store_result(s))
-		return stmt_fail(db, ST_LIST);
+		return bcn_jobdb_stmt_fail(db, ST_LIST);
 	while (!stop && ((rc = mysql_stmt_fetch(s)) == 0 ||
 			 rc == MYSQL_DATA_TRUNCATED)) {
 		fix_job(db, &r, &j);
@@ -840,7 +755,7 @@ int bcn_jobdb_list_jobs(struct bcn_jobdb *db, const struct bcn_jobdb_filter *f,
 	mysql_stmt_free_result(s);
 	if (stop)
 		return stop;
-	return rc == MYSQL_NO_DATA ? 0 : stmt_fail(db, ST_LIST);
+	return rc == MYSQL_NO_DATA ? 0 : bcn_jobdb_stmt_fail(db, ST_LIST);
 }
 
 /* ---- the per-job report ---- */
@@ -850,21 +765,21 @@ static int put_summary(struct bcn_jobdb *db, const struct bcn_jobdb_summary *m)
 	const int64_t partial = m->partial;
 	struct binds x;
 
-	bind_init(&x);
-	b_u64(&x, &m->job);
-	b_i64(&x, &m->computed);
-	b_i64(&x, &partial);
-	b_u64(&x, &m->read_bytes);
-	b_u64(&x, &m->write_bytes);
-	b_f64(&x, &m->read_bw_mean);
-	b_f64(&x, &m->read_bw_peak);
-	b_f64(&x, &m->write_bw_mean);
-	b_f64(&x, &m->write_bw_peak);
-	b_f64(&x, &m->iops);
-	b_u64(&x, &m->meta_ops);
-	b_u64(&x, &m->io_nodes);
-	b_u64(&x, &m->io_procs);
-	b_str(&x, m->mode, 0);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &m->job);
+	bcn_jobdb_b_i64(&x, &m->computed);
+	bcn_jobdb_b_i64(&x, &partial);
+	bcn_jobdb_b_u64(&x, &m->read_bytes);
+	bcn_jobdb_b_u64(&x, &m->write_bytes);
+	bcn_jobdb_b_f64(&x, &m->read_bw_mean);
+	bcn_jobdb_b_f64(&x, &m->read_bw_peak);
+	bcn_jobdb_b_f64(&x, &m->write_bw_mean);
+	bcn_jobdb_b_f64(&x, &m->write_bw_peak);
+	bcn_jobdb_b_f64(&x, &m->iops);
+	bcn_jobdb_b_u64(&x, &m->meta_ops);
+	bcn_jobdb_b_u64(&x, &m->io_nodes);
+	bcn_jobdb_b_u64(&x, &m->io_procs);
+	bcn_jobdb_b_str(&x, m->mode, 0);
 	return run(db, ST_SUM_UPSERT, &x);
 }
 
@@ -876,38 +791,38 @@ static int put_rows(struct bcn_jobdb *db, const struct bcn_jobdb_report *r)
 	for (size_t i = 0; !rc && i < r->nparts; i++) {
 		const struct bcn_jobdb_part *p = &r->parts[i];
 
-		bind_init(&x);
-		b_u64(&x, &r->summary.job);
-		b_str(&x, p->layer, 0);
-		b_str(&x, p->component, 0);
-		b_u64(&x, &p->read_bytes);
-		b_u64(&x, &p->write_bytes);
-		b_u64(&x, &p->ops);
-		b_f64(&x, &p->share);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_u64(&x, &r->summary.job);
+		bcn_jobdb_b_str(&x, p->layer, 0);
+		bcn_jobdb_b_str(&x, p->component, 0);
+		bcn_jobdb_b_u64(&x, &p->read_bytes);
+		bcn_jobdb_b_u64(&x, &p->write_bytes);
+		bcn_jobdb_b_u64(&x, &p->ops);
+		bcn_jobdb_b_f64(&x, &p->share);
 		rc = run(db, ST_PART_INS, &x);
 	}
 	for (size_t i = 0; !rc && i < r->nphases; i++) {
 		const struct bcn_jobdb_phase *p = &r->phases[i];
 		const uint64_t idx = i;
 
-		bind_init(&x);
-		b_u64(&x, &r->summary.job);
-		b_u64(&x, &idx);
-		b_i64(&x, &p->start);
-		b_i64(&x, &p->end);
-		b_u64(&x, &p->read_bytes);
-		b_u64(&x, &p->write_bytes);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_u64(&x, &r->summary.job);
+		bcn_jobdb_b_u64(&x, &idx);
+		bcn_jobdb_b_i64(&x, &p->start);
+		bcn_jobdb_b_i64(&x, &p->end);
+		bcn_jobdb_b_u64(&x, &p->read_bytes);
+		bcn_jobdb_b_u64(&x, &p->write_bytes);
 		rc = run(db, ST_PHASE_INS, &x);
 	}
 	for (size_t i = 0; !rc && i < r->nfindings; i++) {
 		const struct bcn_jobdb_finding *f = &r->findings[i];
 
-		bind_init(&x);
-		b_u64(&x, &r->summary.job);
-		b_str(&x, f->code, 0);
-		b_str(&x, f->severity, 0);
-		b_str(&x, f->message, 0);
-		b_str(&x, f->evidence ? f->evidence : "{}", 0);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_u64(&x, &r->summary.job);
+		bcn_jobdb_b_str(&x, f->code, 0);
+		bcn_jobdb_b_str(&x, f->severity, 0);
+		bcn_jobdb_b_str(&x, f->message, 0);
+		bcn_jobdb_b_str(&x, f->evidence ? f->evidence : "{}", 0);
 		rc = run(db, ST_FINDING_INS, &x);
 	}
 	return rc;
@@ -920,17 +835,17 @@ int bcn_jobdb_put_report(struct bcn_jobdb *db, const struct bcn_jobdb_report *r)
 	int rc;
 
 	if (mysql_autocommit(db->my, 0))
-		return fail(db, -EIO, "job database: %s", mysql_error(db->my));
+		return bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
 	rc = put_summary(db, &r->summary);
 	for (size_t i = 0; !rc && i < sizeof(del) / sizeof(del[0]); i++) {
-		bind_init(&x);
-		b_u64(&x, &r->summary.job);
+		bcn_jobdb_binds_init(&x);
+		bcn_jobdb_b_u64(&x, &r->summary.job);
 		rc = run(db, del[i], &x);
 	}
 	if (!rc)
 		rc = put_rows(db, r);
 	if (!rc && mysql_commit(db->my))
-		rc = fail(db, -EIO, "job database: %s", mysql_error(db->my));
+		rc = bcn_jobdb_fail(db, -EIO, "job database: %s", mysql_error(db->my));
 	if (rc)
 		mysql_rollback(db->my);
 	mysql_autocommit(db->my, 1);
@@ -947,26 +862,26 @@ int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,
 
 	memset(m, 0, sizeof(*m));
 	m->job = job;
-	bind_init(&x);
-	b_u64(&x, &job);
+	bcn_jobdb_binds_init(&x);
+	bcn_jobdb_b_u64(&x, &job);
 	if ((rc = run(db, ST_SUM_GET, &x)))
 		return rc;
-	bind_init(&r);
-	b_i64(&r, &m->computed);
-	b_i64(&r, &partial);
-	b_u64(&r, &m->read_bytes);
-	b_u64(&r, &m->write_bytes);
-	b_f64(&r, &m->read_bw_mean);
-	b_f64(&r, &m->read_bw_peak);
-	b_f64(&r, &m->write_bw_mean);
-	b_f64(&r, &m->write_bw_peak);
-	b_f64(&r, &m->iops);
-	b_u64(&r, &m->meta_ops);
-	b_u64(&r, &m->io_nodes);
-	b_u64(&r, &m->io_procs);
-	b_str(&r, m->mode, sizeof(m->mode) - 1);
+	bcn_jobdb_binds_init(&r);
+	bcn_jobdb_b_i64(&r, &m->computed);
+	bcn_jobdb_b_i64(&r, &partial);
+	bcn_jobdb_b_u64(&r, &m->read_bytes);
+	bcn_jobdb_b_u64(&r, &m->write_bytes);
+	bcn_jobdb_b_f64(&r, &m->read_bw_mean);
+	bcn_jobdb_b_f64(&r, &m->read_bw_peak);
+	bcn_jobdb_b_f64(&r, &m->write_bw_mean);
+	bcn_jobdb_b_f64(&r, &m->write_bw_peak);
+	bcn_jobdb_b_f64(&r, &m->iops);
+	bcn_jobdb_b_u64(&r, &m->meta_ops);
+	bcn_jobdb_b_u64(&r, &m->io_nodes);
+	bcn_jobdb_b_u64(&r, &m->io_procs);
+	bcn_jobdb_b_str(&r, m->mode, sizeof(m->mode) - 1);
 	if (mysql_stmt_bind_result(s, r.b))
-		return stmt_fail(db, ST_SUM_GET);
+		return bcn_jobdb_stmt_fail(db, ST_SUM_GET);
 	rc = mysql_stmt_fetch(s);
 	if (rc == 0 || rc == MYSQL_DATA_TRUNCATED)
 		m->mode[r.len[12] < sizeof(m->mode) - 1 ? r.len[12] :
@@ -975,5 +890,5 @@ int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,
 	mysql_stmt_free_result(s);
 	if (rc == MYSQL_NO_DATA)
 		return 0;
-	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : stmt_fail(db, ST_SUM_GET);
+	return rc == 0 || rc == MYSQL_DATA_TRUNCATED ? 1 : bcn_jobdb_stmt_fail(db, ST_SUM_GET);
 }

@@ -129,6 +129,58 @@ static const char *const v1[] = {
 	NULL,
 };
 
+/* Version 2: anomalies (docs/anomaly.md), the jobs each names, and the
+ * alert e-mails sent or waiting for each. */
+static const char *const v2[] = {
+	"CREATE TABLE IF NOT EXISTS anomalies ("
+	" id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+	" kind VARCHAR(24) NOT NULL,"
+	" component VARCHAR(255) NOT NULL,"
+	" from_ns BIGINT NOT NULL,"
+	" to_ns BIGINT NOT NULL,"
+	" severity VARCHAR(16) NOT NULL,"
+	" score DOUBLE NOT NULL DEFAULT 0,"
+	" evidence TEXT NOT NULL,"
+	" state VARCHAR(16) NOT NULL DEFAULT 'open',"
+	" detected_ns BIGINT NOT NULL,"
+	" updated_ns BIGINT NOT NULL,"
+	" acked_by VARCHAR(64) NOT NULL DEFAULT '',"
+	" acked_ns BIGINT NOT NULL DEFAULT 0,"
+	" closed_ns BIGINT NOT NULL DEFAULT 0,"
+	" KEY by_component (kind, component, to_ns),"
+	" KEY by_time (to_ns, from_ns),"
+	" KEY by_state (state, to_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS anomaly_jobs ("
+	" anomaly BIGINT UNSIGNED NOT NULL,"
+	" job BIGINT UNSIGNED NOT NULL,"
+	" role VARCHAR(16) NOT NULL,"
+	" PRIMARY KEY (anomaly, job),"
+	" KEY by_job (job)"
+	") ENGINE=InnoDB",
+	"CREATE TABLE IF NOT EXISTS alerts ("
+	" id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
+	" anomaly BIGINT UNSIGNED NOT NULL,"
+	" kind VARCHAR(16) NOT NULL,"
+	" seq INT UNSIGNED NOT NULL,"
+	" queued_ns BIGINT NOT NULL,"
+	" state VARCHAR(16) NOT NULL,"
+	" attempts INT UNSIGNED NOT NULL DEFAULT 0,"
+	" next_try_ns BIGINT NOT NULL,"
+	" sent_ns BIGINT NOT NULL DEFAULT 0,"
+	" recipients VARCHAR(1024) NOT NULL DEFAULT '',"
+	" message_id VARCHAR(255) NOT NULL DEFAULT '',"
+	" last_error VARCHAR(1024) NOT NULL DEFAULT '',"
+	" UNIQUE KEY one (anomaly, kind, seq),"
+	" KEY due (state, next_try_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE OR REPLACE VIEW open_anomalies AS SELECT id, kind, component,"
+	" FROM_UNIXTIME(from_ns DIV 1000000000) AS from_time,"
+	" FROM_UNIXTIME(to_ns DIV 1000000000) AS to_time, severity, state"
+	" FROM anomalies WHERE state <> 'closed'",
+	NULL,
+};
+
 const char *const *const bcn_jobdb_migrations[BCN_JOBDB_SCHEMA_MAX + 1] = {
-	NULL, v1,
+	NULL, v1, v2,
 };

@@ -12,7 +12,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/buf.h"
 #include "common/error.h"
+#include "jobdb/anomalies.h"
 #include "mariadb_fixture.h"
 
 #define S(x) ((int64_t)(x) * 1000000000ll)
@@ -75,7 +77,7 @@ static void test_migrations(void **state)
 	static const char *const undo[] = {
 		"DELETE FROM beacon.schema_version WHERE version = 99", NULL };
 	struct bcn_jobdb *db = open_db(), *db2;
-	char err[512];
+	char err[512], want[96];
 
 	(void)state;
 	assert_int_equal(bcn_jobdb_schema(db), BCN_JOBDB_SCHEMA);
@@ -85,8 +87,9 @@ static void test_migrations(void **state)
 	assert_int_equal(mdb_root(&m, newer), 0);
 	assert_int_equal(bcn_jobdb_open(&m.cfg, &db2, err, sizeof(err)), -EPROTO);
 	assert_null(db2);
-	assert_non_null(strstr(err, "schema version 99, newer than this "
-			       "program's 1"));
+	snprintf(want, sizeof(want), "schema version 99, newer than this "
+		 "program's %d", BCN_JOBDB_SCHEMA);
+	assert_non_null(strstr(err, want));
 	assert_int_equal(mdb_root(&m, undo), 0);
 }
 
@@ -361,6 +364,142 @@ static void test_due(void **state)
 	bcn_jobdb_close(db);
 }
 
+static struct bcn_anomaly anomaly(const char *kind, const char *comp,
+				  int64_t from, int64_t to, const char *sev)
+{
+	struct bcn_anomaly a;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.kind, sizeof(a.kind), "%s", kind);
+	snprintf(a.component, sizeof(a.component), "%s", comp);
+	a.from = from;
+	a.to = to;
+	snprintf(a.severity, sizeof(a.severity), "%s", sev);
+	a.score = 2.0;
+	snprintf(a.evidence, sizeof(a.evidence), "{\"to\":%lld}",
+		 (long long)(to / 1000000000));
+	return a;
+}
+
+static int count_cb(void *arg, const struct bcn_anomaly *a)
+{
+	(void)a;
+	(*(int *)arg)++;
+	return 0;
+}
+
+static int list_count(struct bcn_jobdb *db, const struct bcn_anomaly_filter *f)
+{
+	int n = 0;
+
+	assert_int_equal(bcn_jobdb_anomalies(db, f, count_cb, &n), 0);
+	return n;
+}
+
+/* Merging: the same window twice is unchanged, an overlapping or
+ * adjacent one (within the gap) extends the row, a distant one is a new
+ * row, another component or kind is its own; jobs are unions with roles;
+ * filters by time, kind, state, job; acknowledgement once; closing by
+ * window end and reopening when the anomaly comes back; JSON keys. */
+static void test_anomalies(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_anomaly a = anomaly("slow_ost", "fs-OST0003", S(1000),
+				       S(4600), "warning"), b, got;
+	struct bcn_anomaly_filter f = { 0 };
+	struct bcn_buf js;
+	uint64_t first;
+
+	(void)state;
+	a.jobs[0] = (struct bcn_anomaly_job){ 77, BCN_ANOMALY_AFFECTED };
+	a.njobs = 1;
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &a, S(600), S(5000)),
+			 BCN_JOBDB_INSERTED);
+	first = a.id;
+	assert_true(first > 0);
+	b = a;
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(5001)),
+			 BCN_JOBDB_UNCHANGED);
+	assert_int_equal(b.id, first);
+	/* goes on: starts 300 s after the end, within the 600 s gap */
+	b = anomaly("slow_ost", "fs-OST0003", S(4900), S(8200), "critical");
+	b.jobs[0] = (struct bcn_anomaly_job){ 78, BCN_ANOMALY_AFFECTED };
+	b.jobs[1] = (struct bcn_anomaly_job){ 90, BCN_ANOMALY_ACCUSED };
+	b.njobs = 2;
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(9000)),
+			 BCN_JOBDB_UPDATED);
+	assert_int_equal(b.id, first);
+	assert_int_equal(bcn_jobdb_anomaly_get(db, first, &got), 1);
+	assert_int_equal(got.from, S(1000));
+	assert_int_equal(got.to, S(8200));
+	assert_string_equal(got.severity, "critical");
+	assert_string_equal(got.evidence, "{\"to\":8200}");
+	assert_string_equal(got.state, "open");
+	assert_int_equal(got.njobs, 3);
+	/* an earlier, contained window changes nothing */
+	b = anomaly("slow_ost", "fs-OST0003", S(2000), S(3000), "info");
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(9001)),
+			 BCN_JOBDB_UNCHANGED);
+	/* far later, another component, another kind: three new rows */
+	b = anomaly("slow_ost", "fs-OST0003", S(20000), S(21000), "warning");
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(21000)),
+			 BCN_JOBDB_INSERTED);
+	assert_true(b.id != first);
+	b = anomaly("slow_ost", "fs-OST0004';--", S(1000), S(4600), "warning");
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(21000)),
+			 BCN_JOBDB_INSERTED);
+	b = anomaly("slow_fwd", "fs-OST0003", S(1000), S(4600), "warning");
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(21000)),
+			 BCN_JOBDB_INSERTED);
+	assert_int_equal(list_count(db, &f), 4);
+	f.kind = "slow_ost";
+	assert_int_equal(list_count(db, &f), 3);
+	f.kind = NULL;
+	f.since = S(9000);
+	assert_int_equal(list_count(db, &f), 1);
+	f.since = 0;
+	f.until = S(1000);
+	assert_int_equal(list_count(db, &f), 0);
+	f.until = 0;
+	f.job = 90;
+	assert_int_equal(list_count(db, &f), 1);
+	f.job = 0;
+	f.component = "fs-OST0004';--";
+	assert_int_equal(list_count(db, &f), 1);
+	f.component = NULL;
+	/* acknowledged once; closing by window end; reopening */
+	assert_int_equal(bcn_jobdb_anomaly_ack(db, first, "root", S(9100)), 1);
+	assert_int_equal(bcn_jobdb_anomaly_ack(db, first, "root", S(9101)), 0);
+	assert_int_equal(bcn_jobdb_anomaly_close_ended(db, S(10000), S(22000)), 3);
+	f.state = "closed";
+	assert_int_equal(list_count(db, &f), 3);
+	f.state = "open";
+	assert_int_equal(list_count(db, &f), 1);
+	b = anomaly("slow_ost", "fs-OST0003", S(8000), S(9500), "warning");
+	assert_int_equal(bcn_jobdb_anomaly_put(db, &b, S(600), S(22001)),
+			 BCN_JOBDB_UPDATED);
+	assert_int_equal(bcn_jobdb_anomaly_get(db, first, &got), 1);
+	assert_string_equal(got.state, "open");
+	assert_int_equal(got.to, S(9500));
+	assert_string_equal(got.acked_by, "root");
+	bcn_buf_init(&js, 1 << 16);
+	assert_int_equal(bcn_anomaly_to_json(&got, &js), 0);
+	assert_int_equal(bcn_buf_add(&js, "", 1), 0);
+	assert_non_null(strstr((char *)js.data, "\"kind\":\"slow_ost\""));
+	assert_non_null(strstr((char *)js.data,
+			       "\"from\":\"1970-01-01T00:16:40Z\""));
+	assert_non_null(strstr((char *)js.data, "\"jobs\":[77,78,90]"));
+	assert_non_null(strstr((char *)js.data, "\"accused\":[90]"));
+	assert_non_null(strstr((char *)js.data, "\"state\":\"open\""));
+	bcn_buf_free(&js);
+	/* bad input is refused */
+	b = anomaly("slow_ost", "", S(1), S(2), "info");
+	assert_true(bcn_jobdb_anomaly_put(db, &b, 0, S(1)) < 0);
+	b = anomaly("slow_ost", "x", S(3), S(2), "info");
+	assert_true(bcn_jobdb_anomaly_put(db, &b, 0, S(1)) < 0);
+	bcn_jobdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_due),
+		cmocka_unit_test(test_anomalies),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
