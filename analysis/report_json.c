@@ -203,7 +203,7 @@ int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r)
 			.write_bw_mean = r->write_bw_mean,
 			.write_bw_peak = r->write_bw_peak, .iops = r->iops,
 			.meta_ops = r->meta_ops, .io_nodes = r->io_nodes,
-			.io_procs = r->io_procs,
+			.io_procs = r->io_procs, .meta_rate_io = r->meta_rate_io,
 		},
 		.parts = parts, .nparts = r->nparts,
 		.phases = ph, .nphases = r->nphases,

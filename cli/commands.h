@@ -17,6 +17,7 @@ int bcn_cmd_query(int argc, char **argv);
 int bcn_cmd_import_jobs(int argc, char **argv);
 int bcn_cmd_import_map(int argc, char **argv);
 int bcn_cmd_jobs(int argc, char **argv);
+int bcn_cmd_anomalies(int argc, char **argv);
 int bcn_cmd_job(int argc, char **argv);
 int bcn_cmd_top(int argc, char **argv);
 int bcn_cmd_archive(int argc, char **argv);

@@ -22,6 +22,8 @@ static const struct bcn_command commands[] = {
 	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
 	{ "job", bcn_cmd_job, "the I/O report of one job" },
 	{ "top", bcn_cmd_top, "the jobs doing I/O now, busiest first" },
+	{ "anomalies", bcn_cmd_anomalies,
+	  "list, acknowledge or detect anomalies" },
 	{ "archive", bcn_cmd_archive,
 	  "archive a job's records (second pass), or expand an archive" },
 };

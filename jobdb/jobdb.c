@@ -90,7 +90,7 @@ static const char *const sql[ST_MAX] = {
 	[ST_SUM_UPSERT] = "REPLACE INTO job_summary (job, computed_ns, partial,"
 		" read_bytes, write_bytes, read_bw_mean, read_bw_peak,"
 		" write_bw_mean, write_bw_peak, iops, meta_ops, io_nodes, io_procs,"
-		" mode) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		" mode, meta_rate_io) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_PARTS_DEL] = "DELETE FROM job_layer WHERE job = ?",
 	[ST_PART_INS] = "INSERT INTO job_layer (job, layer, component,"
 		" read_bytes, write_bytes, ops, share) VALUES (?,?,?,?,?,?,?)",
@@ -102,7 +102,8 @@ static const char *const sql[ST_MAX] = {
 		" message, evidence) VALUES (?,?,?,?,?)",
 	[ST_SUM_GET] = "SELECT computed_ns, partial, read_bytes, write_bytes,"
 		" read_bw_mean, read_bw_peak, write_bw_mean, write_bw_peak, iops,"
-		" meta_ops, io_nodes, io_procs, mode FROM job_summary WHERE job = ?",
+		" meta_ops, io_nodes, io_procs, mode, meta_rate_io FROM job_summary"
+		" WHERE job = ?",
 	[ST_FWD_MAP] = "SELECT node, fwd FROM fwdmap_nodes WHERE from_ns <= ?"
 		" AND to_ns > ? ORDER BY node, from_ns DESC",
 	[ST_DUE] = "SELECT id FROM jobs LEFT JOIN job_summary s ON s.job = jobs.id"
@@ -780,6 +781,7 @@ static int put_summary(struct bcn_jobdb *db, const struct bcn_jobdb_summary *m)
 	bcn_jobdb_b_u64(&x, &m->io_nodes);
 	bcn_jobdb_b_u64(&x, &m->io_procs);
 	bcn_jobdb_b_str(&x, m->mode, 0);
+	bcn_jobdb_b_f64(&x, &m->meta_rate_io);
 	return run(db, ST_SUM_UPSERT, &x);
 }
 
@@ -880,6 +882,7 @@ int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,
 	bcn_jobdb_b_u64(&r, &m->io_nodes);
 	bcn_jobdb_b_u64(&r, &m->io_procs);
 	bcn_jobdb_b_str(&r, m->mode, sizeof(m->mode) - 1);
+	bcn_jobdb_b_f64(&r, &m->meta_rate_io);
 	if (mysql_stmt_bind_result(s, r.b))
 		return bcn_jobdb_stmt_fail(db, ST_SUM_GET);
 	rc = mysql_stmt_fetch(s);

@@ -168,6 +168,8 @@ struct bcn_jobdb_summary {
 	double iops;
 	uint64_t meta_ops, io_nodes, io_procs;
 	char mode[16];                  /* "N-N", "N-1", "N-M", "1-1", ... */
+	double meta_rate_io;            /* client metadata ops/s in I/O
+					 * phases (schema 2) */
 };
 
 /* The job's part of one component of a layer. */

@@ -132,6 +132,8 @@ static const char *const v1[] = {
 /* Version 2: anomalies (docs/anomaly.md), the jobs each names, and the
  * alert e-mails sent or waiting for each. */
 static const char *const v2[] = {
+	"ALTER TABLE job_summary ADD COLUMN IF NOT EXISTS"
+	" meta_rate_io DOUBLE NOT NULL DEFAULT 0",
 	"CREATE TABLE IF NOT EXISTS anomalies ("
 	" id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,"
 	" kind VARCHAR(24) NOT NULL,"

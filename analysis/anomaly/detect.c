@@ -1,0 +1,1064 @@
+/* Component anomaly detectors (detect.h, docs/anomaly.md): one scan per
+ * layer fills time grids per component, then each rule flags buckets and
+ * turns runs of flagged buckets into anomalies. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/anomaly/detect.h"
+#include "analysis/anomaly/grid.h"
+#include "common/error.h"
+
+#define NS_MS 1000000ll
+#define RUNS_MAX 64
+#define JOBS_NODES_MAX 4096             /* nodes looked at behind one fwd */
+
+/* Grid fields by layer. */
+enum { F_RD, F_WR, F_RWREQ, F_PROC, F_META, F_QUEUE, F_BACK_RD, F_BACK_WR };
+enum { O_BYTES };
+enum { M_OPS };
+enum { S_BYTES };
+enum { J_OST_BYTES, J_MD_OPS };
+
+void bcn_detect_config_defaults(struct bcn_detect_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->bucket_ms = 60000;
+	c->lookback_ms = 3 * 3600000ll;
+	c->gap_ms = 600000;
+	c->max_components = 200000;
+	c->slow_pct = 30;
+	c->slow_min_ms = 3600000;
+	c->slow_min_buckets = 5;
+	c->slow_job_pct = 50;
+	c->service_pct = 200;
+	c->service_min_ms = 600000;
+	c->service_min_reqs = 50;
+	c->thrash_pct = 200;
+	c->thrash_min_bytes = 16u << 20;
+	c->thrash_min_ms = 300000;
+	c->storm_fwd_rate = 5000;
+	c->storm_mdt_rate = 20000;
+	c->storm_min_ms = 180000;
+	c->queue_high = 64;
+	c->queue_min_ms = 300000;
+	c->prone_meta_rate = 300;
+	c->prone_iops = 10000;
+	c->prone_share_pct = 30;
+	c->hot_pct = 150;
+	c->hot_min_bytes = 1u << 20;
+	c->hot_min_ms = 300000;
+}
+
+/* Everything one round holds. */
+struct round {
+	const struct bcn_detect_config *c;
+	const struct bcn_stores *ss;
+	struct bcn_jobdb *db;
+	struct bcn_grid fwd, ost, mds, sw, jobs;
+	struct bcn_detect_stats *st;
+	int64_t now;
+	double secs;                    /* bucket length, s */
+	uint8_t *state;                 /* one row of bucket states */
+	char *err;
+	size_t errlen;
+	int fail;                       /* first grid error */
+};
+
+/* ---- filling the grids ---- */
+
+static double *cell(struct round *r, struct bcn_grid *g, const char *entity,
+		    int64_t t)
+{
+	double *c = NULL;
+	int rc = bcn_grid_cell(g, entity, t, &c);
+
+	if (rc == -BCN_EFULL)
+		r->st->skipped++;
+	else if (rc && !r->fail)
+		r->fail = rc;
+	return c;
+}
+
+static void take_fwd_req(struct round *r, const struct bcn_record *x)
+{
+	const struct bcn_rec_fwd_req *q = &x->u.fwd_req;
+	double *c = cell(r, &r->fwd, x->node, x->t);
+
+	if (!c)
+		return;
+	switch (q->cls) {
+	case BCN_FWD_READ:
+	case BCN_FWD_WRITE:
+		c[q->cls == BCN_FWD_READ ? F_RD : F_WR] += (double)q->bytes;
+		c[F_RWREQ] += (double)q->count;
+		c[F_PROC] += (double)q->proc.sum;
+		break;
+	case BCN_FWD_META:
+		c[F_META] += (double)q->count;
+		break;
+	case BCN_FWD_ALL:
+		if ((double)q->queue.p95 > c[F_QUEUE])
+			c[F_QUEUE] = (double)q->queue.p95;
+		break;
+	default:
+		break;
+	}
+}
+
+static int take(void *arg, const struct bcn_record *x)
+{
+	struct round *r = arg;
+	char ent[BCN_ENTITY_MAX], id[24];
+	struct bcn_record_totals t;
+	double *c;
+
+	r->st->records++;
+	if (r->fail)
+		return r->fail;
+	bcn_record_totals(x, &t);
+	switch (x->type) {
+	case BCN_REC_FWD_REQ:
+		take_fwd_req(r, x);
+		break;
+	case BCN_REC_FWD_RPC:
+		if ((c = cell(r, &r->fwd, x->node, x->t))) {
+			c[F_BACK_RD] += (double)x->u.fwd_rpc.read_bytes;
+			c[F_BACK_WR] += (double)x->u.fwd_rpc.write_bytes;
+		}
+		break;
+	case BCN_REC_OST:
+	case BCN_REC_MDS: {
+		int part = bcn_store_record_part(x);
+		bool ost = x->type == BCN_REC_OST;
+
+		if (part == BCN_STORE_PART_JOB && x->job) {
+			snprintf(id, sizeof(id), "%" PRIu64, x->job);
+			if ((c = cell(r, &r->jobs, id, x->t)))
+				c[ost ? J_OST_BYTES : J_MD_OPS] += ost ?
+					(double)(t.read_bytes + t.write_bytes) :
+					(double)(t.meta_ops + t.read_ops +
+						 t.write_ops + t.other_ops);
+		} else if (part == BCN_STORE_PART_TOTAL) {
+			const char *tg = ost ? x->u.ost.target : x->u.mds.target;
+
+			if ((c = cell(r, ost ? &r->ost : &r->mds, tg, x->t)))
+				c[0] += ost ? (double)(t.read_bytes + t.write_bytes) :
+					(double)(t.meta_ops + t.read_ops +
+						 t.write_ops + t.other_ops);
+		}
+		break;
+	}
+	case BCN_REC_PORT:
+		if (!bcn_record_entity(x, ent, sizeof(ent)) &&
+		    (c = cell(r, &r->sw, ent, x->t)))
+			c[S_BYTES] += (double)(x->u.port.xmit_bytes +
+					       x->u.port.rcv_bytes);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int fill(struct round *r, const struct bcn_stores *ss, int64_t from,
+		int64_t to)
+{
+	static const int layers[] = { BCN_LAYER_FORWARD, BCN_LAYER_OST,
+				      BCN_LAYER_MDS, BCN_LAYER_SWITCH };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(layers) / sizeof(layers[0]); i++) {
+		struct bcn_store_query q = {
+			.layer = layers[i], .from = from, .to = to,
+			.part = BCN_STORE_PART_ANY,
+		};
+
+		rc = bcn_stores_scan(ss, &q, take, r);
+	}
+	if (!rc && r->fail)
+		rc = r->fail;
+	if (rc)
+		bcn_seterr(r->err, r->errlen, "anomaly detection: reading the "
+			   "store: %s", bcn_strerror(rc));
+	return rc;
+}
+
+/* ---- helpers of the rules ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (sorted in place), 0 when empty. */
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static size_t buckets_of(const struct round *r, int64_t ms)
+{
+	int64_t b = r->c->bucket_ms;
+
+	return (size_t)((ms + b - 1) / b);
+}
+
+static const char *severity_of(double ratio, double limit)
+{
+	return ratio >= 2 * limit ? "critical" : "warning";
+}
+
+/* Jobs running on the compute nodes behind forwarding node fwd at t,
+ * each once with how many of its nodes are behind fwd, at most max. The
+ * map is read whole first: one statement at a time on the connection. */
+struct behind {
+	const char *fwd;
+	char (*nodes)[BCN_JOB_STR_MAX + 1];
+	size_t n;
+};
+
+static int behind_node(void *arg, const char *node, const char *fwd)
+{
+	struct behind *b = arg;
+
+	if (strcmp(fwd, b->fwd) || b->n >= JOBS_NODES_MAX)
+		return 0;
+	snprintf(b->nodes[b->n++], BCN_JOB_STR_MAX + 1, "%s", node);
+	return 0;
+}
+
+static void add_job(uint64_t id, uint64_t *jobs, uint32_t *nodes_of,
+		    size_t *n, size_t max)
+{
+	size_t k = 0;
+
+	while (k < *n && jobs[k] != id)
+		k++;
+	if (k == *n) {
+		if (*n >= max)
+			return;
+		nodes_of[k] = 0;
+		jobs[(*n)++] = id;
+	}
+	nodes_of[k]++;
+}
+
+static size_t jobs_behind(struct round *r, const char *fwd, int64_t t,
+			  uint64_t *jobs, uint32_t *nodes_of, size_t max)
+{
+	struct behind b = { fwd, NULL, 0 };
+	uint64_t ids[16];
+	size_t n = 0;
+
+	if (!r->db || !(b.nodes = malloc(JOBS_NODES_MAX * sizeof(*b.nodes))))
+		return 0;
+	if (bcn_jobdb_fwd_map(r->db, t, behind_node, &b) < 0)
+		b.n = 0;
+	for (size_t i = 0; i < b.n; i++) {
+		int got = bcn_jobdb_jobs_on(r->db, b.nodes[i], t, ids, 16);
+
+		for (int k = 0; k < got; k++)
+			add_job(ids[k], jobs, nodes_of, &n, max);
+	}
+	free(b.nodes);
+	return n;
+}
+
+/* Sum of field f of job's row over buckets [b0, b1]. */
+static double job_sum(const struct round *r, uint64_t job, int f, size_t b0,
+		      size_t b1)
+{
+	struct bcn_tally_entry *e;
+	char id[24];
+	double s = 0;
+
+	snprintf(id, sizeof(id), "%" PRIu64, job);
+	if (!(e = bcn_tally_find(&r->jobs.names, id)))
+		return 0;
+	for (size_t b = b0; b <= b1; b++)
+		s += bcn_grid_at(bcn_grid_row(&r->jobs, e->v[0]), b, f);
+	return s;
+}
+
+/* Fills a's window from a run and stores it. */
+static int emit(struct round *r, struct bcn_anomaly *a, const struct bcn_grid *g,
+		const struct bcn_run *run)
+{
+	int rc;
+
+	a->from = g->from + (int64_t)run->first * g->bucket;
+	a->to = g->from + (int64_t)(run->last + 1) * g->bucket;
+	r->st->found++;
+	if (!r->db)
+		return 0;
+	rc = bcn_jobdb_anomaly_put(r->db, a, r->c->gap_ms * NS_MS, r->now);
+	if (rc == BCN_JOBDB_INSERTED)
+		r->st->inserted++;
+	else if (rc == BCN_JOBDB_UPDATED)
+		r->st->updated++;
+	if (rc < 0)
+		bcn_seterr(r->err, r->errlen, "anomaly %s %s: %s", a->kind,
+			   a->component, bcn_jobdb_error(r->db));
+	return rc < 0 ? rc : 0;
+}
+
+static void init_anomaly(struct bcn_anomaly *a, const char *kind,
+			 const char *component, const char *severity,
+			 double score)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->kind, sizeof(a->kind), "%s", kind);
+	snprintf(a->component, sizeof(a->component), "%s", component);
+	snprintf(a->severity, sizeof(a->severity), "%s", severity);
+	a->score = score;
+}
+
+/* Names the jobs behind fwd during the run: the one or two that moved
+ * the most through the OSTs (or asked the MDTs the most, field f) as
+ * accused when accuse, the others as affected. */
+static void name_jobs(struct round *r, struct bcn_anomaly *a, const char *fwd,
+		      const struct bcn_run *run, int f, bool accuse)
+{
+	uint64_t jobs[BCN_ANOMALY_JOBS_MAX];
+	uint32_t nodes[BCN_ANOMALY_JOBS_MAX];
+	double v[BCN_ANOMALY_JOBS_MAX], total = 0;
+	int64_t mid = r->fwd.from + (int64_t)((run->first + run->last) / 2) *
+		      r->fwd.bucket;
+	size_t n = jobs_behind(r, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
+
+	for (size_t i = 0; i < n; i++)
+		total += v[i] = job_sum(r, jobs[i], f, run->first, run->last);
+	for (size_t i = 0; i < n; i++) {
+		bool acc = accuse && total > 0 && v[i] >= 0.3 * total;
+
+		a->jobs[a->njobs].job = jobs[i];
+		a->jobs[a->njobs++].role = acc ? BCN_ANOMALY_ACCUSED :
+					   BCN_ANOMALY_AFFECTED;
+	}
+}
+
+/* ---- the rules ---- */
+
+static double bw_of(const struct round *r, const double *row, size_t b,
+		    bool fwd)
+{
+	double bytes = fwd ? bcn_grid_at(row, b, F_RD) + bcn_grid_at(row, b, F_WR)
+			   : bcn_grid_at(row, b, O_BYTES);
+
+	return bytes / r->secs;
+}
+
+/* The known peak of each row of g into ref: the configured one, or the
+ * largest bandwidth of the row or of the median row, whichever is
+ * larger. */
+static int known_peaks(const struct round *r, const struct bcn_grid *g,
+		       bool fwd, double cfg_peak, double *ref)
+{
+	double *peaks = calloc(g->nrows ? g->nrows : 1, sizeof(*peaks)), med;
+
+	if (!peaks)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nrows; i++) {
+		for (size_t b = 0; b < g->nb; b++) {
+			double bw = bw_of(r, bcn_grid_row(g, i), b, fwd);
+
+			if (bw > ref[i])
+				ref[i] = bw;
+		}
+		peaks[i] = ref[i];
+	}
+	med = median(peaks, g->nrows);
+	for (size_t i = 0; i < g->nrows; i++)
+		ref[i] = cfg_peak > 0 ? cfg_peak : fmax(ref[i], med);
+	free(peaks);
+	return 0;
+}
+
+
+/* What a job moved per OST over a window, for the job-relative rate. */
+struct jrel {
+	struct bcn_tally pairs;         /* "job/target": v[0] bytes */
+	struct bcn_tally jobs;          /* "job": v[0] bytes, v[1] OSTs */
+	int fail;
+};
+
+static int jrel_take(void *arg, const struct bcn_record *x)
+{
+	struct jrel *j = arg;
+	struct bcn_tally_entry *p, *e;
+	struct bcn_record_totals t;
+	char key[BCN_ENTITY_MAX + 24];
+	bool fresh;
+	int rc;
+
+	if (x->type != BCN_REC_OST || !x->job ||
+	    bcn_store_record_part(x) != BCN_STORE_PART_JOB)
+		return 0;
+	bcn_record_totals(x, &t);
+	snprintf(key, sizeof(key), "%" PRIu64 "/%s", x->job, x->u.ost.target);
+	fresh = !bcn_tally_find(&j->pairs, key);
+	if ((rc = bcn_tally_get(&j->pairs, key, &p)))
+		return rc == -BCN_EFULL ? 0 : rc;
+	p->v[0] += t.read_bytes + t.write_bytes;
+	snprintf(key, sizeof(key), "%" PRIu64, x->job);
+	if ((rc = bcn_tally_get(&j->jobs, key, &e)))
+		return rc == -BCN_EFULL ? 0 : rc;
+	e->v[0] += t.read_bytes + t.write_bytes;
+	e->v[1] += fresh;
+	return 0;
+}
+
+/* The job-relative rate of target over [from, to): what the jobs that
+ * also used other OSTs moved on it, against what they moved on their
+ * average OST (1: served like the others; a slow OST serves each job
+ * less). *njobs gets how many such jobs there were. */
+static int ost_job_ratio(struct round *r, const char *target, int64_t from,
+			 int64_t to, double *ratio, size_t *njobs)
+{
+	struct bcn_store_query q = { .layer = BCN_LAYER_OST, .from = from,
+				     .to = to, .part = BCN_STORE_PART_JOB };
+	struct jrel j = { .fail = 0 };
+	double num = 0, den = 0;
+	char key[BCN_ENTITY_MAX + 24];
+	int rc;
+
+	bcn_tally_init(&j.pairs, r->c->max_components);
+	bcn_tally_init(&j.jobs, r->c->max_components);
+	*njobs = 0;
+	rc = bcn_stores_scan(r->ss, &q, jrel_take, &j);
+	for (size_t i = 0; !rc && i < j.jobs.n; i++) {
+		struct bcn_tally_entry *e = &j.jobs.e[i], *p;
+
+		snprintf(key, sizeof(key), "%s/%s", e->key, target);
+		if (e->v[1] < 2 || !(p = bcn_tally_find(&j.pairs, key)))
+			continue;
+		num += (double)p->v[0];
+		den += (double)e->v[0] / (double)e->v[1];
+		(*njobs)++;
+	}
+	*ratio = den > 0 ? num / den : 1;
+	bcn_tally_free(&j.pairs);
+	bcn_tally_free(&j.jobs);
+	return rc;
+}
+
+/* The mean service time of a forwarding node's reads and writes over
+ * buckets [b0, b1] against the median of its peers' over the same
+ * buckets. */
+static double fwd_service_ratio(const struct round *r, size_t i, size_t b0,
+				size_t b1, double *mine_us, double *peers_us)
+{
+	const struct bcn_grid *g = &r->fwd;
+	double *v = calloc(g->nrows ? g->nrows : 1, sizeof(*v)), mine = 0;
+	size_t n = 0;
+
+	for (size_t k = 0; k < g->nrows; k++) {
+		double proc = 0, req = 0;
+
+		for (size_t b = b0; b <= b1; b++) {
+			proc += bcn_grid_at(bcn_grid_row(g, k), b, F_PROC);
+			req += bcn_grid_at(bcn_grid_row(g, k), b, F_RWREQ);
+		}
+		if (req <= 0)
+			continue;
+		if (k == i)
+			mine = proc / req;
+		else if (v)
+			v[n++] = proc / req;
+	}
+	*mine_us = mine;
+	*peers_us = v ? median(v, n) : 0;
+	free(v);
+	return *peers_us > 0 ? mine / *peers_us : 0;
+}
+
+/* Confirms a slow run: an OST must serve the jobs that also use other
+ * OSTs less than slow_job_pct of their average OST, a forwarding node
+ * must take service_pct of its peers' service time: a component that is
+ * merely lightly used is not slow. Writes the evidence. */
+static int confirm_slow(struct round *r, struct bcn_grid *g, size_t i,
+			bool fwd, const struct bcn_run *run, double mx,
+			const double *ref, struct bcn_anomaly *a, bool *yes)
+{
+	int64_t from = g->from + (int64_t)run->first * g->bucket;
+	int64_t to = g->from + (int64_t)(run->last + 1) * g->bucket;
+	size_t len, njobs = 0;
+	double ratio = 1, mine = 0, peers = 0;
+	int rc = 0;
+
+	snprintf(a->evidence, sizeof(a->evidence), "{\"rule\":\"peak\","
+		 "\"max_bw\":%.0f,\"known_peak\":%.0f,\"pct_of_peak\":%.1f,"
+		 "\"limit_pct\":%" PRIu64 ",\"buckets_in_use\":%zu,", mx,
+		 ref[i], 100 * mx / ref[i], r->c->slow_pct, run->flagged);
+	len = strlen(a->evidence);
+	if (fwd) {
+		ratio = fwd_service_ratio(r, i, run->first, run->last, &mine,
+					  &peers);
+		*yes = ratio * 100 >= (double)r->c->service_pct;
+		snprintf(a->evidence + len, sizeof(a->evidence) - len,
+			 "\"service_us\":%.1f,\"peers_service_us\":%.1f}", mine,
+			 peers);
+	} else {
+		rc = ost_job_ratio(r, bcn_grid_name(g, i), from, to, &ratio, &njobs);
+		*yes = njobs > 0 && ratio * 100 < (double)r->c->slow_job_pct;
+		snprintf(a->evidence + len, sizeof(a->evidence) - len,
+			 "\"job_relative_rate\":%.3f,\"jobs_compared\":%zu}",
+			 ratio, njobs);
+	}
+	return rc;
+}
+
+static int slow_row(struct round *r, struct bcn_grid *g, size_t i, bool fwd,
+		    const double *ref, const uint32_t *busy)
+{
+	const double frac = (double)r->c->slow_pct / 100;
+	const double *row = bcn_grid_row(g, i);
+	struct bcn_run runs[RUNS_MAX];
+	struct bcn_anomaly *a;
+	size_t n;
+	int rc = 0;
+
+	for (size_t b = 0; b < g->nb; b++) {
+		double bw = bw_of(r, row, b, fwd);
+		bool me_busy = bw >= frac * ref[i];
+
+		r->state[b] = bw <= 0 ? BCN_RUN_IDLE : me_busy ? BCN_RUN_NORMAL :
+			      busy[b] > 0 ? BCN_RUN_FLAGGED : BCN_RUN_IDLE;
+	}
+	n = bcn_grid_runs(r->state, g->nb, g->nb, buckets_of(r, r->c->slow_min_ms),
+			  r->c->slow_min_buckets, runs, RUNS_MAX);
+	if (!n)
+		return 0;
+	if (!(a = malloc(sizeof(*a))))
+		return -ENOMEM;
+	for (size_t k = 0; !rc && k < n; k++) {
+		double mx = 0;
+		bool yes = false;
+
+		for (size_t b = runs[k].first; b <= runs[k].last; b++)
+			mx = fmax(mx, bw_of(r, row, b, fwd));
+		init_anomaly(a, fwd ? "slow_fwd" : "slow_ost", bcn_grid_name(g, i),
+			     mx < frac * ref[i] / 2 ? "critical" : "warning",
+			     ref[i] / fmax(mx, 1));
+		if ((rc = confirm_slow(r, g, i, fwd, &runs[k], mx, ref, a, &yes)) ||
+		    !yes)
+			continue;
+		if (fwd)
+			name_jobs(r, a, bcn_grid_name(g, i), &runs[k],
+				  J_OST_BYTES, false);
+		rc = emit(r, a, g, &runs[k]);
+	}
+	free(a);
+	return rc;
+}
+
+/* slow_ost, slow_fwd by the paper's rule: in use, under slow_pct of the
+ * known peak for slow_min_duration while some peer was at or above it. */
+static int rule_slow(struct round *r, struct bcn_grid *g, bool fwd)
+{
+	double *ref = calloc(g->nrows ? g->nrows : 1, sizeof(*ref));
+	uint32_t *busy = calloc(g->nb, sizeof(*busy));
+	const double frac = (double)r->c->slow_pct / 100;
+	int rc = -ENOMEM;
+
+	if (!ref || !busy)
+		goto out;
+	if ((rc = known_peaks(r, g, fwd, (double)(fwd ? r->c->fwd_peak :
+						   r->c->ost_peak), ref)))
+		goto out;
+	for (size_t i = 0; i < g->nrows; i++)
+		for (size_t b = 0; b < g->nb; b++)
+			if (bw_of(r, bcn_grid_row(g, i), b, fwd) >= frac * ref[i])
+				busy[b]++;
+	for (size_t i = 0; !rc && i < g->nrows; i++)
+		rc = slow_row(r, g, i, fwd, ref, busy);
+out:
+	free(ref);
+	free(busy);
+	return rc;
+}
+
+/* slow_fwd by service time: the mean service time of a forwarding node's
+ * reads and writes above service_pct of the median node's in the same
+ * bucket (at least three nodes busy), for service_min_duration. */
+static int rule_service(struct round *r)
+{
+	struct bcn_grid *g = &r->fwd;
+	double *med = calloc(g->nb, sizeof(*med));
+	double *v = calloc(g->nrows ? g->nrows : 1, sizeof(*v));
+	const double minreq = (double)r->c->service_min_reqs;
+	const double lim = (double)r->c->service_pct / 100;
+	struct bcn_run runs[RUNS_MAX];
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	int rc = -ENOMEM;
+
+	if (!med || !v || !a)
+		goto out;
+	for (size_t b = 0; b < g->nb; b++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < g->nrows; i++) {
+			const double *row = bcn_grid_row(g, i);
+
+			if (bcn_grid_at(row, b, F_RWREQ) >= minreq)
+				v[n++] = bcn_grid_at(row, b, F_PROC) /
+					 bcn_grid_at(row, b, F_RWREQ);
+		}
+		med[b] = n >= 3 ? median(v, n) : 0;
+	}
+	rc = 0;
+	for (size_t i = 0; !rc && i < g->nrows; i++) {
+		const double *row = bcn_grid_row(g, i);
+		size_t n;
+
+		for (size_t b = 0; b < g->nb; b++) {
+			double req = bcn_grid_at(row, b, F_RWREQ);
+			double svc = req > 0 ? bcn_grid_at(row, b, F_PROC) / req : 0;
+
+			r->state[b] = req < minreq || med[b] <= 0 ? BCN_RUN_IDLE :
+				      svc >= lim * med[b] ? BCN_RUN_FLAGGED :
+				      BCN_RUN_NORMAL;
+		}
+		n = bcn_grid_runs(r->state, g->nb, buckets_of(r, r->c->gap_ms),
+				  buckets_of(r, r->c->service_min_ms), 2, runs,
+				  RUNS_MAX);
+		for (size_t k = 0; !rc && k < n; k++) {
+			double mine = 0, peers = 0, req = 0;
+
+			for (size_t b = runs[k].first; b <= runs[k].last; b++) {
+				if (r->state[b] != BCN_RUN_FLAGGED)
+					continue;
+				mine += bcn_grid_at(row, b, F_PROC);
+				req += bcn_grid_at(row, b, F_RWREQ);
+				peers += med[b] * bcn_grid_at(row, b, F_RWREQ);
+			}
+			init_anomaly(a, "slow_fwd", bcn_grid_name(g, i),
+				     severity_of(mine / peers, lim), mine / peers);
+			snprintf(a->evidence, sizeof(a->evidence), "{\"rule\":"
+				 "\"service_time\",\"service_us\":%.1f,"
+				 "\"peers_median_us\":%.1f,\"slowdown\":%.2f,"
+				 "\"limit_pct\":%" PRIu64 ",\"requests\":%.0f}",
+				 mine / req, peers / req, mine / peers,
+				 r->c->service_pct, req);
+			name_jobs(r, a, bcn_grid_name(g, i), &runs[k],
+				  J_OST_BYTES, false);
+			rc = emit(r, a, g, &runs[k]);
+		}
+	}
+out:
+	free(med);
+	free(v);
+	free(a);
+	return rc;
+}
+
+/* A threshold rule: flag() gives a bucket's state and the value the
+ * evidence reports (its maximum over the run); accuse picks the jobs
+ * field that names aggressors (-1: none named). */
+struct trule {
+	const char *kind;
+	struct bcn_grid *g;
+	int (*flag)(const struct round *r, const double *row, size_t b,
+		    double *value);
+	int64_t min_ms;
+	double limit;                   /* for the evidence and severity */
+	const char *value_name;
+	int accuse;                     /* J_ field, or -1 */
+	bool behind_fwd;                /* jobs are those behind the node */
+};
+
+static int flag_thrash(const struct round *r, const double *row, size_t b,
+		       double *value)
+{
+	double back = bcn_grid_at(row, b, F_BACK_RD), front = bcn_grid_at(row, b, F_RD);
+
+	*value = front > 0 ? back / front : back > 0 ? INFINITY : 0;
+	if (back / r->secs >= (double)r->c->thrash_min_bytes &&
+	    back * 100 >= (double)r->c->thrash_pct * front)
+		return BCN_RUN_FLAGGED;
+	return back > 0 || front > 0 ? BCN_RUN_NORMAL : BCN_RUN_IDLE;
+}
+
+static int flag_fwd_storm(const struct round *r, const double *row, size_t b,
+			  double *value)
+{
+	double m = bcn_grid_at(row, b, F_META);
+
+	*value = m / r->secs;
+	return *value >= (double)r->c->storm_fwd_rate ? BCN_RUN_FLAGGED :
+	       m > 0 ? BCN_RUN_NORMAL : BCN_RUN_IDLE;
+}
+
+static int flag_mdt_storm(const struct round *r, const double *row, size_t b,
+			  double *value)
+{
+	double m = bcn_grid_at(row, b, M_OPS);
+
+	*value = m / r->secs;
+	return *value >= (double)r->c->storm_mdt_rate ? BCN_RUN_FLAGGED :
+	       m > 0 ? BCN_RUN_NORMAL : BCN_RUN_IDLE;
+}
+
+static int flag_queue(const struct round *r, const double *row, size_t b,
+		      double *value)
+{
+	double busy = bcn_grid_at(row, b, F_RWREQ) + bcn_grid_at(row, b, F_META);
+
+	*value = bcn_grid_at(row, b, F_QUEUE);
+	return *value >= (double)r->c->queue_high ? BCN_RUN_FLAGGED :
+	       busy > 0 ? BCN_RUN_NORMAL : BCN_RUN_IDLE;
+}
+
+/* The jobs with at least 30% of field f over the run, anywhere. */
+static void name_top_jobs(struct round *r, struct bcn_anomaly *a, int f,
+			  const struct bcn_run *run)
+{
+	double total = 0;
+
+	for (size_t i = 0; i < r->jobs.nrows; i++)
+		total += job_sum(r, strtoull(bcn_grid_name(&r->jobs, i), NULL, 10),
+				 f, run->first, run->last);
+	for (size_t i = 0; i < r->jobs.nrows && a->njobs < 4; i++) {
+		uint64_t id = strtoull(bcn_grid_name(&r->jobs, i), NULL, 10);
+
+		if (total > 0 && job_sum(r, id, f, run->first, run->last) >=
+		    0.3 * total) {
+			a->jobs[a->njobs].job = id;
+			a->jobs[a->njobs++].role = BCN_ANOMALY_ACCUSED;
+		}
+	}
+}
+
+static int trule_row(struct round *r, const struct trule *t, size_t i,
+		     struct bcn_anomaly *a)
+{
+	const double *row = bcn_grid_row(t->g, i);
+	struct bcn_run runs[RUNS_MAX];
+	double v;
+	size_t n;
+	int rc = 0;
+
+	for (size_t b = 0; b < t->g->nb; b++)
+		r->state[b] = (uint8_t)t->flag(r, row, b, &v);
+	n = bcn_grid_runs(r->state, t->g->nb, buckets_of(r, r->c->gap_ms),
+			  buckets_of(r, t->min_ms), 2, runs, RUNS_MAX);
+	for (size_t k = 0; !rc && k < n; k++) {
+		double mx = 0;
+
+		for (size_t b = runs[k].first; b <= runs[k].last; b++) {
+			t->flag(r, row, b, &v);
+			if (isfinite(v))
+				mx = fmax(mx, v);
+		}
+		init_anomaly(a, t->kind, bcn_grid_name(t->g, i),
+			     severity_of(mx, t->limit), mx / t->limit);
+		snprintf(a->evidence, sizeof(a->evidence), "{\"%s\":%.2f,"
+			 "\"limit\":%.2f,\"buckets\":%zu,\"bucket_s\":%.0f}",
+			 t->value_name, mx, t->limit, runs[k].flagged, r->secs);
+		if (t->behind_fwd)
+			name_jobs(r, a, bcn_grid_name(t->g, i), &runs[k],
+				  t->accuse >= 0 ? t->accuse : J_OST_BYTES,
+				  t->accuse >= 0);
+		else if (t->accuse >= 0)
+			name_top_jobs(r, a, t->accuse, &runs[k]);
+		rc = emit(r, a, t->g, &runs[k]);
+	}
+	return rc;
+}
+
+static int run_trule(struct round *r, const struct trule *t)
+{
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && i < t->g->nrows; i++)
+		rc = trule_row(r, t, i, a);
+	free(a);
+	return rc;
+}
+
+
+/* ---- interference ---- */
+
+/* What makes a job behind a congested forwarding node a likely
+ * aggressor (the paper's interference-prone features), into ev. */
+static bool prone(struct round *r, uint64_t job, double share,
+		  char *ev, size_t evlen)
+{
+	struct bcn_jobdb_summary m;
+	bool n1 = false, md = false, iops = false, bw;
+
+	memset(&m, 0, sizeof(m));
+	if (bcn_jobdb_get_summary(r->db, job, &m) == 1) {
+		n1 = !strcmp(m.mode, "N-1");
+		md = m.meta_rate_io >= (double)r->c->prone_meta_rate;
+		iops = m.iops >= (double)r->c->prone_iops;
+	}
+	bw = share * 100 >= (double)r->c->prone_share_pct;
+	snprintf(ev, evlen, "{\"job\":%" PRIu64 ",\"share\":%.3f,\"mode\":\"%s\","
+		 "\"meta_rate_io\":%.1f,\"iops\":%.1f}", job, share, m.mode,
+		 m.meta_rate_io, m.iops);
+	return md || (bw && (n1 || iops));
+}
+
+static int interference_run(struct round *r, size_t i, const struct bcn_run *run,
+			    struct bcn_anomaly *a)
+{
+	const char *fwd = bcn_grid_name(&r->fwd, i);
+	const double *row = bcn_grid_row(&r->fwd, i);
+	uint64_t jobs[BCN_ANOMALY_JOBS_MAX];
+	uint32_t nodes[BCN_ANOMALY_JOBS_MAX];
+	int64_t mid = r->fwd.from + (int64_t)((run->first + run->last) / 2) *
+		      r->fwd.bucket;
+	size_t n = jobs_behind(r, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
+	size_t len, accused = 0;
+	double bytes = 0, qmax = 0;
+	char ev[256];
+
+	for (size_t b = run->first; b <= run->last; b++) {
+		bytes += bcn_grid_at(row, b, F_RD) + bcn_grid_at(row, b, F_WR);
+		qmax = fmax(qmax, bcn_grid_at(row, b, F_QUEUE));
+	}
+	init_anomaly(a, "interference", fwd, "warning", qmax /
+		     (double)r->c->queue_high);
+	len = (size_t)snprintf(a->evidence, sizeof(a->evidence), "{\"queue_p95\""
+			       ":%.0f,\"limit\":%" PRIu64 ",\"fwd_bytes\":%.0f,"
+			       "\"aggressors\":[", qmax, r->c->queue_high, bytes);
+	for (size_t k = 0; k < n; k++) {
+		struct bcn_job j;
+		double share = 0;
+
+		if (bcn_jobdb_get_job(r->db, jobs[k], &j) == 1 && j.nnodes && bytes > 0)
+			share = job_sum(r, jobs[k], J_OST_BYTES, run->first,
+					run->last) * nodes[k] / (double)j.nnodes / bytes;
+		a->jobs[a->njobs].job = jobs[k];
+		a->jobs[a->njobs].role = BCN_ANOMALY_AFFECTED;
+		if (prone(r, jobs[k], fmin(share, 1), ev, sizeof(ev))) {
+			a->jobs[a->njobs].role = BCN_ANOMALY_ACCUSED;
+			if (len + strlen(ev) + 4 < sizeof(a->evidence))
+				len += (size_t)snprintf(a->evidence + len,
+							sizeof(a->evidence) - len,
+							"%s%s", accused ? "," : "", ev);
+			accused++;
+		}
+		a->njobs++;
+	}
+	snprintf(a->evidence + len, sizeof(a->evidence) - len, "]}");
+	if (!accused || a->njobs <= accused)
+		return 0;               /* no aggressor, or nobody to suffer */
+	if (qmax >= 2 * (double)r->c->queue_high)
+		snprintf(a->severity, sizeof(a->severity), "critical");
+	return emit(r, a, &r->fwd, run);
+}
+
+/* interference: a forwarding node congested (queue at or above
+ * queue_high) for queue_min_duration, with a job behind it showing
+ * interference-prone features and other jobs sharing it. */
+static int rule_interference(struct round *r)
+{
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	struct bcn_run runs[RUNS_MAX];
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; !rc && r->db && i < r->fwd.nrows; i++) {
+		const double *row = bcn_grid_row(&r->fwd, i);
+		double v;
+		size_t n;
+
+		for (size_t b = 0; b < r->fwd.nb; b++)
+			r->state[b] = (uint8_t)flag_queue(r, row, b, &v);
+		n = bcn_grid_runs(r->state, r->fwd.nb, buckets_of(r, r->c->gap_ms),
+				  buckets_of(r, r->c->queue_min_ms), 2, runs,
+				  RUNS_MAX);
+		for (size_t k = 0; !rc && k < n; k++)
+			rc = interference_run(r, i, &runs[k], a);
+	}
+	free(a);
+	return rc;
+}
+
+/* ---- hot_switch ---- */
+
+static int cmp_name(const void *a, const void *b, void *arg)
+{
+	const struct bcn_grid *g = arg;
+
+	return strcmp(bcn_grid_name(g, *(const size_t *)a),
+		      bcn_grid_name(g, *(const size_t *)b));
+}
+
+static size_t prefix_len(const char *name)
+{
+	const char *s = strrchr(name, '/');
+
+	return s ? (size_t)(s - name) : strlen(name);
+}
+
+/* One switch: rows idx[0..n) are its ports. */
+static int hot_one(struct round *r, const size_t *idx, size_t n,
+		   struct bcn_anomaly *a)
+{
+	const struct bcn_grid *g = &r->sw;
+	const double lim = (double)r->c->hot_pct / 100;
+	struct bcn_run runs[RUNS_MAX];
+	size_t nr, top = idx[0];
+	int rc = 0;
+
+	for (size_t b = 0; b < g->nb; b++) {
+		double sum = 0, mx = 0;
+		size_t arg = idx[0];
+
+		for (size_t k = 0; k < n; k++) {
+			double v = bcn_grid_at(bcn_grid_row(g, idx[k]), b, S_BYTES);
+
+			sum += v;
+			if (v > mx) {
+				mx = v;
+				arg = idx[k];
+			}
+		}
+		r->state[b] = sum <= 0 ? BCN_RUN_IDLE :
+			      mx / r->secs >= (double)r->c->hot_min_bytes &&
+			      mx >= lim * (sum - mx) ? BCN_RUN_FLAGGED :
+			      BCN_RUN_NORMAL;
+		if (r->state[b] == BCN_RUN_FLAGGED)
+			top = arg;
+	}
+	nr = bcn_grid_runs(r->state, g->nb, buckets_of(r, r->c->gap_ms),
+			   buckets_of(r, r->c->hot_min_ms), 2, runs, RUNS_MAX);
+	for (size_t k = 0; !rc && k < nr; k++) {
+		double port = 0, rest = 0;
+
+		for (size_t b = runs[k].first; b <= runs[k].last; b++)
+			for (size_t j = 0; j < n; j++) {
+				double v = bcn_grid_at(bcn_grid_row(g, idx[j]), b,
+						       S_BYTES);
+
+				*(idx[j] == top ? &port : &rest) += v;
+			}
+		init_anomaly(a, "hot_switch", bcn_grid_name(g, top),
+			     severity_of(port / fmax(rest, 1), lim),
+			     port / fmax(rest, 1));
+		snprintf(a->evidence, sizeof(a->evidence), "{\"port_units\":%.0f,"
+			 "\"other_ports_units\":%.0f,\"ratio\":%.2f,\"limit\":%.2f,"
+			 "\"ports\":%zu,\"uplink\":\"busiest port\"}", port, rest,
+			 port / fmax(rest, 1), lim, n);
+		rc = emit(r, a, g, &runs[k]);
+	}
+	return rc;
+}
+
+static int rule_hot(struct round *r)
+{
+	size_t n = r->sw.nrows, *idx = malloc((n ? n : 1) * sizeof(*idx));
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	int rc = 0;
+
+	if (!idx || !a) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_name, &r->sw);
+	for (size_t s = 0, e; !rc && s < n; s = e) {
+		const char *first = bcn_grid_name(&r->sw, idx[s]);
+		size_t pl = prefix_len(first);
+
+		for (e = s + 1; e < n; e++) {
+			const char *nm = bcn_grid_name(&r->sw, idx[e]);
+
+			if (prefix_len(nm) != pl || strncmp(nm, first, pl))
+				break;
+		}
+		if (e - s >= 2)
+			rc = hot_one(r, idx + s, e - s, a);
+	}
+out:
+	free(idx);
+	free(a);
+	return rc;
+}
+
+/* ---- the round ---- */
+
+static int rules(struct round *r)
+{
+	const struct bcn_detect_config *c = r->c;
+	const struct trule t[] = {
+		{ "cache_thrash", &r->fwd, flag_thrash, c->thrash_min_ms,
+		  (double)c->thrash_pct / 100, "backend_read_ratio", -1, true },
+		{ "md_storm", &r->fwd, flag_fwd_storm, c->storm_min_ms,
+		  (double)c->storm_fwd_rate, "meta_per_s", J_MD_OPS, true },
+		{ "md_storm", &r->mds, flag_mdt_storm, c->storm_min_ms,
+		  (double)c->storm_mdt_rate, "ops_per_s", J_MD_OPS, false },
+	};
+	int rc = rule_slow(r, &r->ost, false);
+
+	rc = rc ? rc : rule_slow(r, &r->fwd, true);
+	rc = rc ? rc : rule_service(r);
+	for (size_t i = 0; !rc && i < sizeof(t) / sizeof(t[0]); i++)
+		rc = run_trule(r, &t[i]);
+	rc = rc ? rc : rule_interference(r);
+	return rc ? rc : rule_hot(r);
+}
+
+int bcn_detect_round(const struct bcn_detect_config *c,
+		     const struct bcn_stores *ss, struct bcn_jobdb *db,
+		     int64_t to, int64_t now, struct bcn_detect_stats *st,
+		     char *err, size_t errlen)
+{
+	int64_t b = c->bucket_ms * NS_MS;
+	int64_t from = (to - c->lookback_ms * NS_MS) / b * b;
+	struct round r = { .c = c, .ss = ss, .db = db, .st = st, .now = now,
+			   .secs = (double)c->bucket_ms / 1000, .err = err,
+			   .errlen = errlen };
+	struct bcn_grid *grids[] = { &r.fwd, &r.ost, &r.mds, &r.sw, &r.jobs };
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	to = (to + b - 1) / b * b;
+	for (size_t i = 0; !rc && i < 5; i++)
+		rc = bcn_grid_init(grids[i], from, to, b, c->max_components);
+	if (rc) {
+		bcn_seterr(err, errlen, "anomaly detection: window: %s",
+			   bcn_strerror(rc));
+		goto out;
+	}
+	if (!(r.state = calloc(r.fwd.nb, 1))) {
+		rc = bcn_fail(err, errlen, -ENOMEM, "anomaly detection: out of "
+			      "memory");
+		goto out;
+	}
+	if ((rc = fill(&r, ss, from, to)) || (rc = rules(&r)))
+		goto out;
+	if (db) {
+		int n = bcn_jobdb_anomaly_close_ended(db, from - c->gap_ms * NS_MS,
+						      now);
+
+		if (n < 0) {
+			rc = bcn_fail(err, errlen, n, "closing anomalies: %s",
+				      bcn_jobdb_error(db));
+			goto out;
+		}
+		st->closed = (uint64_t)n;
+	}
+out:
+	free(r.state);
+	for (size_t i = 0; i < 5; i++)
+		bcn_grid_free(grids[i]);
+	return rc;
+}
