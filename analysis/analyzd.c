@@ -31,6 +31,11 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_REPORT_CONFIG_OPTIONS(struct bcn_analyzd_config, report),
 	BCN_ADVICE_CONFIG_OPTIONS(struct bcn_analyzd_config, report.advice),
 	BCN_CACHE_CONFIG_OPTIONS(struct bcn_analyzd_config, cache),
+	BCN_DETECT_CONFIG_OPTIONS(struct bcn_analyzd_config, detect),
+	{ "anomaly_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
+	  .max = 86400000, .def = "1h",
+	  .help = "How often the component anomaly detectors run over the "
+		  "store (each round reads anomaly_lookback); 0: never." },
 	{ "sacct_command", BCN_CFG_STRING, M(sacct_command),
 	  .help = "Command (run by /bin/sh) printing the batch system's job "
 		  "records as sacct --parsable2 with a header, e.g. \"sacct "
@@ -70,7 +75,7 @@ struct analyzd {
 	struct bcn_stores store;
 	struct bcn_jobdb *db;
 	struct bcn_cache *cache;
-	struct bcn_complain sacct_c, report_c, cache_c;
+	struct bcn_complain sacct_c, report_c, cache_c, detect_c;
 	struct bcn_buf json;
 	/* jobs whose report failed wait HOLD_NS before the next try, so that
 	 * a few bad ones do not take every round's batch */
@@ -263,6 +268,38 @@ static int start(struct analyzd *a, const struct bcn_analyzd_config *cfg)
 	return 0;
 }
 
+/* One round of the component detectors over the window ending at to;
+ * after a pause longer than the lookback, the missed windows first. */
+static void detect(struct analyzd *a, int64_t *done, int64_t to)
+{
+	const int64_t look = a->cfg->detect.lookback_ms * MS;
+	struct bcn_detect_stats ds;
+	char err[512];
+
+	if (*done == 0 || *done < to - 30 * 86400000ll * MS)
+		*done = to - look;
+	do {
+		int64_t end = *done + look < to ? *done + look : to;
+		int rc = bcn_detect_round(&a->cfg->detect, &a->store, a->db, end,
+					  now_ns(), &ds, err, sizeof(err));
+
+		a->st->detect_rounds++;
+		if (rc) {
+			a->st->detect_failed++;
+			bcn_complain(&a->detect_c, BCN_LOG_ERR, "%s", err);
+			return;
+		}
+		a->st->anomalies_new += ds.inserted;
+		a->st->anomalies_grown += ds.updated;
+		if (ds.inserted || ds.updated || ds.skipped)
+			BCN_NOTICE("anomaly detection to %" PRId64 ": %" PRIu64
+				   " new, %" PRIu64 " grown, %" PRIu64 " closed, %"
+				   PRIu64 " components skipped", end / 1000000000,
+				   ds.inserted, ds.updated, ds.closed, ds.skipped);
+		*done = end;
+	} while (*done < to);
+}
+
 static void sleep_ms(int64_t ms, volatile sig_atomic_t *stop)
 {
 	for (; ms > 0 && !*stop; ms -= 100) {
@@ -276,7 +313,7 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 		    volatile sig_atomic_t *stop, struct bcn_analyzd_stats *st)
 {
 	struct analyzd a = { .cfg = cfg, .st = st };
-	int64_t next_sacct = 0, next_live = 0, t;
+	int64_t next_sacct = 0, next_live = 0, next_detect = 0, done = 0, t;
 	int rc;
 
 	bcn_buf_init(&a.json, 64u << 20);
@@ -295,6 +332,10 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 			live_reports(&a, stop);
 			next_live = t + cfg->live_interval_ms * MS;
 		}
+		if (cfg->anomaly_interval_ms && t >= next_detect) {
+			detect(&a, &done, now_ns());
+			next_detect = t + cfg->anomaly_interval_ms * MS;
+		}
 		st->rounds++;
 		if (cfg->once)
 			break;
@@ -302,8 +343,10 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 	}
 	BCN_NOTICE("%" PRIu64 " reports, %" PRIu64 " live, %" PRIu64 " failed, "
 		   "%" PRIu64 " partial; %" PRIu64 " jobs imported, %" PRIu64
-		   " rejected", st->reports, st->live_reports, st->failed,
-		   st->partial, st->jobs_imported, st->jobs_rejected);
+		   " rejected; %" PRIu64 " new anomalies, %" PRIu64 " grown",
+		   st->reports, st->live_reports, st->failed, st->partial,
+		   st->jobs_imported, st->jobs_rejected, st->anomalies_new,
+		   st->anomalies_grown);
 out:
 	bcn_buf_free(&a.json);
 	bcn_cache_close(a.cache);

@@ -3,7 +3,8 @@
  * database, computes the report of every job once it has ended and its
  * late records have had time to arrive (settle), refreshes the reports of
  * running jobs every live_interval for the live view, stores them in the
- * job database and the report cache. */
+ * job database and the report cache, and runs the anomaly detectors
+ * every anomaly_interval (analysis/anomaly, docs/anomaly.md). */
 #ifndef BCN_ANALYZD_H
 #define BCN_ANALYZD_H
 
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/anomaly/detect.h"
 #include "analysis/cache.h"
 #include "analysis/report.h"
 #include "analysis/stores.h"
@@ -25,6 +27,8 @@ struct bcn_analyzd_config {
 	struct bcn_jobdb_config db;
 	struct bcn_report_config report;
 	struct bcn_cache_config cache;
+	struct bcn_detect_config detect;
+	int64_t anomaly_interval_ms;    /* component detectors; 0: never */
 	char sacct_command[BCN_ANALYZD_CMD_MAX];
 	int64_t sacct_interval_ms;
 	uint64_t sacct_max;             /* bytes of sacct output read */
@@ -41,6 +45,7 @@ extern const struct bcn_config_opt bcn_analyzd_options[];
 struct bcn_analyzd_stats {
 	uint64_t rounds, reports, live_reports, failed, partial;
 	uint64_t sacct_runs, sacct_failed, jobs_imported, jobs_rejected;
+	uint64_t detect_rounds, detect_failed, anomalies_new, anomalies_grown;
 };
 
 /* Runs until *stop (or after one round with cfg->once). Returns 0 or a

@@ -206,6 +206,11 @@ int bcn_cmd_anomalies(int argc, char **argv)
 		argv++;
 		argc--;
 	}
+	if (verb && !strcmp(verb, "ack") && argc > 1 && argv[1][0] != '-') {
+		arg = argv[1];
+		argv++;
+		argc--;
+	}
 	rc = bcn_cli_configure(tab, &c, "store_,analysis_,jobdb_,anomaly_",
 			       argc, argv, &argi, err, sizeof(err));
 	if (rc == BCN_CONFIG_HELP) {
@@ -220,7 +225,7 @@ int bcn_cmd_anomalies(int argc, char **argv)
 	if (!rc && verb && strcmp(verb, "ack") && strcmp(verb, "detect"))
 		rc = bcn_fail(err, sizeof(err), -BCN_ESYNTAX, "unknown verb '%s' "
 			      "(ack, detect)", verb);
-	if (!rc && verb && !strcmp(verb, "ack") && argi < argc)
+	if (!rc && verb && !strcmp(verb, "ack") && !arg && argi < argc)
 		arg = argv[argi++];
 	if (!rc && argi < argc)
 		rc = bcn_fail(err, sizeof(err), -BCN_ESYNTAX, "unexpected "

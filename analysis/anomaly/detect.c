@@ -39,7 +39,7 @@ void bcn_detect_config_defaults(struct bcn_detect_config *c)
 	c->service_min_reqs = 50;
 	c->thrash_pct = 200;
 	c->thrash_min_bytes = 16u << 20;
-	c->thrash_min_ms = 300000;
+	c->thrash_min_ms = 180000;
 	c->storm_fwd_rate = 5000;
 	c->storm_mdt_rate = 20000;
 	c->storm_min_ms = 180000;
@@ -674,6 +674,8 @@ struct trule {
 	const char *value_name;
 	int accuse;                     /* J_ field, or -1 */
 	bool behind_fwd;                /* jobs are those behind the node */
+	bool total;                     /* min_ms of flagged buckets in all
+					 * (intermittent), not a span */
 };
 
 static int flag_thrash(const struct round *r, const double *row, size_t b,
@@ -750,7 +752,8 @@ static int trule_row(struct round *r, const struct trule *t, size_t i,
 	for (size_t b = 0; b < t->g->nb; b++)
 		r->state[b] = (uint8_t)t->flag(r, row, b, &v);
 	n = bcn_grid_runs(r->state, t->g->nb, buckets_of(r, r->c->gap_ms),
-			  buckets_of(r, t->min_ms), 2, runs, RUNS_MAX);
+			  t->total ? 1 : buckets_of(r, t->min_ms),
+			  t->total ? buckets_of(r, t->min_ms) : 2, runs, RUNS_MAX);
 	for (size_t k = 0; !rc && k < n; k++) {
 		double mx = 0;
 
@@ -1000,11 +1003,12 @@ static int rules(struct round *r)
 	const struct bcn_detect_config *c = r->c;
 	const struct trule t[] = {
 		{ "cache_thrash", &r->fwd, flag_thrash, c->thrash_min_ms,
-		  (double)c->thrash_pct / 100, "backend_read_ratio", -1, true },
+		  (double)c->thrash_pct / 100, "backend_read_ratio", -1, true,
+		  true },
 		{ "md_storm", &r->fwd, flag_fwd_storm, c->storm_min_ms,
-		  (double)c->storm_fwd_rate, "meta_per_s", J_MD_OPS, true },
+		  (double)c->storm_fwd_rate, "meta_per_s", J_MD_OPS, true, false },
 		{ "md_storm", &r->mds, flag_mdt_storm, c->storm_min_ms,
-		  (double)c->storm_mdt_rate, "ops_per_s", J_MD_OPS, false },
+		  (double)c->storm_mdt_rate, "ops_per_s", J_MD_OPS, false, false },
 	};
 	int rc = rule_slow(r, &r->ost, false);
 

@@ -106,8 +106,9 @@ struct bcn_detect_config {
 	  BCN_CFG_MEMBER(type, m.thrash_min_bytes), .def = "16M", \
 	  .help = "...at this many bytes/s at least..." }, \
 	{ "anomaly_thrash_min_duration", BCN_CFG_DURATION, \
-	  BCN_CFG_MEMBER(type, m.thrash_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "5m", \
-	  .help = "...for at least this long." }, \
+	  BCN_CFG_MEMBER(type, m.thrash_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "3m", \
+	  .help = "...for at least this long in all (reads come and go: gaps " \
+		  "up to anomaly_merge_gap do not end it)." }, \
 	{ "anomaly_storm_fwd_rate", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.storm_fwd_rate), .min = 1, .max = 1ll << 40, .def = "5000", \
 	  .help = "md_storm: metadata requests/s through a forwarding node." }, \
