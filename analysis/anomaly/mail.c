@@ -89,10 +89,11 @@ static void iso(int64_t ns, char *out, size_t cap)
 		snprintf(out, cap, "?");
 }
 
-/* "4d 1h 0m 5s", "1h 0m 0s", "2m 30s". */
-static void duration(int64_t ns, char *out, size_t cap)
+/* The length of [from, to] as "4d 1h 0m 5s", "1h 0m 0s", "2m 30s". */
+static void duration(int64_t from, int64_t to, char *out, size_t cap)
 {
-	long long s = ns > 0 ? ns / BCN_NS_PER_SEC : 0;
+	uint64_t ns = to > from ? (uint64_t)to - (uint64_t)from : 0;
+	long long s = (long long)(ns / BCN_NS_PER_SEC);
 	long long d = s / 86400, h = s / 3600 % 24, m = s / 60 % 60;
 
 	if (d)
@@ -355,7 +356,7 @@ static int body_text(const struct bcn_anomaly *a,
 	iso(a->to, to, sizeof(to));
 	iso(a->detected, det, sizeof(det));
 	iso(p->now, now, sizeof(now));
-	duration(a->to - a->from, dur, sizeof(dur));
+	duration(a->from, a->to, dur, sizeof(dur));
 	if (p->kind == BCN_MAIL_REMINDER)
 		rc = bcn_buf_printf(b, "Reminder %u: this I/O anomaly is still "
 				    "open.\n\n", p->seq);

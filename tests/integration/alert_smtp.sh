@@ -230,8 +230,9 @@ if openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
 	# plain text is refused by a server that requires STARTTLS, and an
 	# unknown certificate is refused by beacon
 	round $B5 "queued 1 sent 0 failed 1 deferred 0" "${TLS[0]}" smtp_tls=none
-	grep -q "530" <<< "$(sql "SELECT last_error FROM alerts WHERE anomaly = $A7")" ||
-		fail "no 530 for plain text: $(sql "SELECT last_error FROM alerts WHERE anomaly = $A7")"
+	e=$(sql "SELECT last_error FROM alerts WHERE anomaly = $A7")
+	echo "plain text to a server that requires STARTTLS: $e"
+	grep -q "530" <<< "$e" || fail "no 530 for plain text: $e"
 	round $((B5 + 60)) "queued 0 sent 0 failed 1 deferred 0" "${TLS[0]}" smtp_tls=required
 	round $((B5 + 180)) "queued 0 sent 1 failed 0 deferred 0" "${TLS[@]}"
 	[ "$(count "$T/tlsmail" "$A7")" = 1 ] || fail "the STARTTLS message did not arrive"
@@ -246,5 +247,7 @@ fi
   "$(sql "SELECT COUNT(*) FROM alerts")" ] || fail "alerts without a recorded send"
 grep -i "password" "$T/drive.err" && fail "a password in the log"
 bcn_check_sanitizer_logs "$T/drive.err" || fail "sanitizer report"
+echo "errors recorded on the way:"
+sql "SELECT DISTINCT last_error FROM alerts WHERE last_error <> ''"
 [ "$skipped" = 0 ] || exit 77
 echo "alert_smtp: ok"
