@@ -32,6 +32,7 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_ADVICE_CONFIG_OPTIONS(struct bcn_analyzd_config, report.advice),
 	BCN_CACHE_CONFIG_OPTIONS(struct bcn_analyzd_config, cache),
 	BCN_DETECT_CONFIG_OPTIONS(struct bcn_analyzd_config, detect),
+	BCN_ALERT_CONFIG_OPTIONS(struct bcn_analyzd_config, alert),
 	{ "anomaly_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
 	  .max = 86400000, .def = "1h",
 	  .help = "How often the component anomaly detectors run over the "
@@ -75,7 +76,7 @@ struct analyzd {
 	struct bcn_stores store;
 	struct bcn_jobdb *db;
 	struct bcn_cache *cache;
-	struct bcn_complain sacct_c, report_c, cache_c, detect_c;
+	struct bcn_complain sacct_c, report_c, cache_c, detect_c, alert_c;
 	struct bcn_buf json;
 	/* jobs whose report failed wait HOLD_NS before the next try, so that
 	 * a few bad ones do not take every round's batch */
@@ -300,6 +301,28 @@ static void detect(struct analyzd *a, int64_t *done, int64_t to)
 	} while (*done < to);
 }
 
+/* Queues and sends the alert e-mails that are due. */
+static void alerts(struct analyzd *a)
+{
+	struct bcn_alert_stats as;
+	int rc;
+
+	memset(&as, 0, sizeof(as));
+	rc = bcn_alert_round(&a->cfg->alert, a->db, now_ns(), &as);
+	a->st->alerts_sent += as.sent;
+	a->st->alerts_failed += as.failed;
+	a->st->alerts_deferred += as.deferred;
+	if (rc)
+		bcn_complain(&a->alert_c, BCN_LOG_ERR, "alerts: %s",
+			     bcn_jobdb_error(a->db));
+	else if (as.failed)
+		bcn_complain(&a->alert_c, BCN_LOG_WARNING, "alerts: %" PRIu64
+			     " sends failed, kept for a retry", as.failed);
+	if (as.sent)
+		BCN_NOTICE("alerts: %" PRIu64 " sent, %" PRIu64 " queued",
+			   as.sent, as.queued);
+}
+
 static void sleep_ms(int64_t ms, volatile sig_atomic_t *stop)
 {
 	for (; ms > 0 && !*stop; ms -= 100) {
@@ -336,6 +359,8 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 			detect(&a, &done, now_ns());
 			next_detect = t + cfg->anomaly_interval_ms * MS;
 		}
+		if (cfg->alert.smtp_url[0])
+			alerts(&a);
 		st->rounds++;
 		if (cfg->once)
 			break;
@@ -343,10 +368,11 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 	}
 	BCN_NOTICE("%" PRIu64 " reports, %" PRIu64 " live, %" PRIu64 " failed, "
 		   "%" PRIu64 " partial; %" PRIu64 " jobs imported, %" PRIu64
-		   " rejected; %" PRIu64 " new anomalies, %" PRIu64 " grown",
-		   st->reports, st->live_reports, st->failed, st->partial,
-		   st->jobs_imported, st->jobs_rejected, st->anomalies_new,
-		   st->anomalies_grown);
+		   " rejected; %" PRIu64 " new anomalies, %" PRIu64 " grown; %"
+		   PRIu64 " alerts sent, %" PRIu64 " failed", st->reports,
+		   st->live_reports, st->failed, st->partial, st->jobs_imported,
+		   st->jobs_rejected, st->anomalies_new, st->anomalies_grown,
+		   st->alerts_sent, st->alerts_failed);
 out:
 	bcn_buf_free(&a.json);
 	bcn_cache_close(a.cache);

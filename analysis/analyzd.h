@@ -4,7 +4,8 @@
  * late records have had time to arrive (settle), refreshes the reports of
  * running jobs every live_interval for the live view, stores them in the
  * job database and the report cache, and runs the anomaly detectors
- * every anomaly_interval (analysis/anomaly, docs/anomaly.md). */
+ * every anomaly_interval (analysis/anomaly, docs/anomaly.md) and mails
+ * the alerts of what they find (docs/alerts.md). */
 #ifndef BCN_ANALYZD_H
 #define BCN_ANALYZD_H
 
@@ -12,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/anomaly/alert.h"
 #include "analysis/anomaly/detect.h"
 #include "analysis/cache.h"
 #include "analysis/report.h"
@@ -28,6 +30,7 @@ struct bcn_analyzd_config {
 	struct bcn_report_config report;
 	struct bcn_cache_config cache;
 	struct bcn_detect_config detect;
+	struct bcn_alert_config alert;
 	int64_t anomaly_interval_ms;    /* component detectors; 0: never */
 	char sacct_command[BCN_ANALYZD_CMD_MAX];
 	int64_t sacct_interval_ms;
@@ -46,6 +49,7 @@ struct bcn_analyzd_stats {
 	uint64_t rounds, reports, live_reports, failed, partial;
 	uint64_t sacct_runs, sacct_failed, jobs_imported, jobs_rejected;
 	uint64_t detect_rounds, detect_failed, anomalies_new, anomalies_grown;
+	uint64_t alerts_sent, alerts_failed, alerts_deferred;
 };
 
 /* Runs until *stop (or after one round with cfg->once). Returns 0 or a

@@ -22,8 +22,10 @@ static int analyzd_check(const struct bcn_program *p, char *err,
 {
 	struct bcn_analyzd_config *cfg = p->conf;
 
+	int rc = bcn_alert_config_check(&cfg->alert, err, errlen);
+
 	cfg->store.cfg.existing = false;
-	return bcn_store_settings_apply(&cfg->store, err, errlen);
+	return rc ? rc : bcn_store_settings_apply(&cfg->store, err, errlen);
 }
 
 static int analyzd_run(const struct bcn_program *p)

@@ -193,6 +193,50 @@ done
 [ "$(sed 's/"updated":"[^"]*"//' "$T/again.json" | sort)" = "$before" ] ||
 	fail "a second pass changed the anomalies' rows"
 
+# the alert e-mails: one per open anomaly, to a real SMTP server on
+# loopback, and none again on the next round
+bcn_alloc_port SP
+/usr/bin/python3 -m aiosmtpd -n -l "127.0.0.1:$SP" -c aiosmtpd.handlers.Mailbox "$T/mail" \
+	2> "$T/smtp.err" &
+SPID=$!; BCN_PIDS+=("$SPID")
+bcn_wait_port "$SP" "$SPID" || fail "aiosmtpd did not start: $(cat "$T/smtp.err")"
+{ cat "$T/inj.conf"; cat <<EOF
+smtp_url = smtp://127.0.0.1:$SP
+smtp_tls = none
+alert_from = beacon@cluster.example
+alert_to = ops@cluster.example
+alert_web_url = http://beacon.example:8080
+anomaly_interval = 0
+EOF
+} > "$T/alert.conf"
+for round in 1 2; do
+	"$ANALYZD" --config "$T/alert.conf" --once > "$T/alert$round.log" 2>&1 ||
+		fail "analyzd with alerts: $(tail -3 "$T/alert$round.log")"
+done
+kill -TERM "$SPID"; wait "$SPID" 2>/dev/null || true; bcn_forget "$SPID"
+"$BEACON" anomalies --config "$T/inj.conf" --json --state open > "$T/open.json"
+python3 - "$T" <<'PYEOF'
+import json, mailbox, sys
+T = sys.argv[1]
+sev = {"info": 0, "warning": 1, "critical": 2}
+want = {a["id"]: a for a in map(json.loads, open(T + "/open.json")) if sev[a["severity"]] >= 1}
+got = {}
+for m in mailbox.Maildir(T + "/mail", create=False):
+    got.setdefault(int(m["X-Beacon-Anomaly"]), []).append(m)
+assert want, "no open anomaly to mail"
+assert sorted(got) == sorted(want), (sorted(got), sorted(want))
+for i, ms in got.items():
+    assert len(ms) == 1, "anomaly %d mailed %d times" % (i, len(ms))
+    m, a = ms[0], want[i]
+    assert m["To"] == "ops@cluster.example" and "beacon@cluster.example" in m["From"], (m["To"], m["From"])
+    assert a["kind"] in m["Subject"] and a["component"] in m["Subject"], m["Subject"]
+    body = m.get_payload(decode=True).decode()
+    assert "http://beacon.example:8080/anomalies/%d" % i in body, body
+print("anomaly_truth: %d alert e-mails, one per open anomaly" % len(got))
+PYEOF
+[ $? = 0 ] || fail "the alert e-mails"
+grep -q "0 alerts sent, 0 failed" "$T/alert2.log" || fail "the second round mailed again: $(tail -1 "$T/alert2.log")"
+
 # acknowledgement, once; filters
 id=$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1])][0]["id"])' "$T/again.json")
 state=$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1])][0]["state"])' "$T/again.json")
