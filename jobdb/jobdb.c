@@ -827,6 +827,9 @@ static int put_rows(struct bcn_jobdb *db, const struct bcn_jobdb_report *r)
 		bcn_jobdb_b_str(&x, f->evidence ? f->evidence : "{}", 0);
 		rc = run(db, ST_FINDING_INS, &x);
 	}
+	if (!rc)
+		rc = bcn_jobdb_io_phases_replace(db, r->summary.job, r->io_phases,
+						 r->nio_phases);
 	return rc;
 }
 

@@ -185,6 +185,14 @@ struct bcn_jobdb_phase {
 	uint64_t read_bytes, write_bytes;
 };
 
+/* An I/O phase as the wavelet analysis finds it (analysis/anomaly/
+ * phases.h): kept so that later runs of the same application compare
+ * with it. */
+struct bcn_jobdb_io_phase {
+	int64_t start, end;
+	double volume, mean_bw, peak_bw;
+};
+
 struct bcn_jobdb_finding {
 	const char *code, *severity, *message;
 	const char *evidence;           /* the numbers, a JSON object */
@@ -198,12 +206,26 @@ struct bcn_jobdb_report {
 	size_t nphases;
 	const struct bcn_jobdb_finding *findings;
 	size_t nfindings;
+	const struct bcn_jobdb_io_phase *io_phases;
+	size_t nio_phases;
 };
 
 /* Replaces the job's report (summary, parts, phases, findings) in one
  * transaction: a reader sees the old one or the new one. Returns 0 or a
  * negative code (nothing changed). */
 int bcn_jobdb_put_report(struct bcn_jobdb *db, const struct bcn_jobdb_report *r);
+
+/* The job's I/O phases as stored with its report, at most max into out.
+ * Returns how many, or a negative code. */
+int bcn_jobdb_io_phases(struct bcn_jobdb *db, uint64_t job,
+			struct bcn_jobdb_io_phase *out, size_t max);
+
+/* Earlier runs of an application at one scale: the jobs named name on
+ * nnodes nodes that ended at or before before_ns and have a report,
+ * except job, most recent end first, at most max into ids. Returns how
+ * many, or a negative code. */
+int bcn_jobdb_history(struct bcn_jobdb *db, const char *name, uint64_t nnodes,
+		      int64_t before_ns, uint64_t job, uint64_t *ids, size_t max);
 
 /* The job's summary: 1, 0 when it has none, or a negative code. */
 int bcn_jobdb_get_summary(struct bcn_jobdb *db, uint64_t job,

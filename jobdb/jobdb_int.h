@@ -24,7 +24,8 @@ enum {
 	BCN_JOBDB_LAZY_ANOMALY = 0,     /* anomalies.c: 16 slots */
 	BCN_JOBDB_LAZY_ALERT = 16,      /* alerts.c: 16 slots */
 	BCN_JOBDB_LAZY_USER = 32,       /* users.c: 16 slots */
-	BCN_JOBDB_LAZY_MAX = 48
+	BCN_JOBDB_LAZY_HISTORY = 48,    /* history.c: 16 slots */
+	BCN_JOBDB_LAZY_MAX = 64
 };
 
 /* The strings of a job read back. */
@@ -82,6 +83,11 @@ int bcn_jobdb_lazy_exec(struct bcn_jobdb *db, int slot, const char *sql,
 /* NUL-terminates a fetched string result column k of r in buf (cap
  * bytes, as bound). */
 void bcn_jobdb_str_fix(const struct binds *r, int k, char *buf, size_t cap);
+
+/* Replaces the job's I/O phases (history.c), inside the caller's
+ * transaction. */
+int bcn_jobdb_io_phases_replace(struct bcn_jobdb *db, uint64_t job,
+				const struct bcn_jobdb_io_phase *p, size_t n);
 
 /* Transactions over the connection: 0 or -EIO. */
 int bcn_jobdb_begin(struct bcn_jobdb *db);

@@ -178,6 +178,17 @@ static const char *const v2[] = {
 	" KEY due (state, next_try_ns),"
 	" KEY by_sent (sent_ns)"
 	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	"CREATE TABLE IF NOT EXISTS job_io_phases ("
+	" job BIGINT UNSIGNED NOT NULL,"
+	" idx INT UNSIGNED NOT NULL,"
+	" start_ns BIGINT NOT NULL,"
+	" end_ns BIGINT NOT NULL,"
+	" volume DOUBLE NOT NULL,"
+	" mean_bw DOUBLE NOT NULL,"
+	" peak_bw DOUBLE NOT NULL,"
+	" PRIMARY KEY (job, idx)"
+	") ENGINE=InnoDB",
+	"CREATE INDEX IF NOT EXISTS by_app ON jobs (name, nnodes, end_ns)",
 	"CREATE OR REPLACE VIEW open_anomalies AS SELECT id, kind, component,"
 	" FROM_UNIXTIME(from_ns DIV 1000000000) AS from_time,"
 	" FROM_UNIXTIME(to_ns DIV 1000000000) AS to_time, severity, state"
