@@ -49,6 +49,23 @@ static struct bcn_advice_finding *add(struct bcn_report *r, const char *code,
 	return f;
 }
 
+int bcn_advice_add(struct bcn_report *r, const char *code, const char *severity,
+		   const char *message, const char *evidence)
+{
+	struct bcn_advice_finding *f;
+
+	if (!r->findings && !(r->findings = calloc(BCN_ADVICE_MAX,
+						   sizeof(*r->findings))))
+		return -ENOMEM;
+	if (r->nfindings == BCN_ADVICE_MAX)
+		return -ENOSPC;
+	if (!(f = add(r, code, severity)))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%s", message);
+	snprintf(f->evidence, sizeof(f->evidence), "%s", evidence);
+	return 0;
+}
+
 static uint64_t count_layer(const struct bcn_report *r, const char *layer,
 			    uint64_t *max, uint64_t *sum, const char **busiest)
 {

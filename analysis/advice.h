@@ -87,6 +87,12 @@ struct bcn_advice_finding {
 	char evidence[512];             /* a JSON object */
 };
 
+/* Appends one finding to r (the analysis beyond the advice rules adds its
+ * own this way); message and evidence are copied, cut to their fields.
+ * Returns 0, -ENOSPC when r holds BCN_ADVICE_MAX, or -ENOMEM. */
+int bcn_advice_add(struct bcn_report *r, const char *code, const char *severity,
+		   const char *message, const char *evidence);
+
 /* Appends to r->findings (at most BCN_ADVICE_MAX) what the rules find in
  * r. Returns 0 or -ENOMEM. */
 int bcn_advice_run(struct bcn_report *r, const struct bcn_advice_config *c);

@@ -33,6 +33,7 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_CACHE_CONFIG_OPTIONS(struct bcn_analyzd_config, cache),
 	BCN_DETECT_CONFIG_OPTIONS(struct bcn_analyzd_config, detect),
 	BCN_ALERT_CONFIG_OPTIONS(struct bcn_analyzd_config, alert),
+	BCN_JOBCHECK_CONFIG_OPTIONS(struct bcn_analyzd_config, jobcheck),
 	{ "anomaly_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
 	  .max = 86400000, .def = "1h",
 	  .help = "How often the component anomaly detectors run over the "
@@ -185,9 +186,18 @@ static int poll_sacct(struct analyzd *a)
 static int report_one(struct analyzd *a, uint64_t id, bool live)
 {
 	struct bcn_report *r = NULL;
+	struct bcn_jobcheck_result jr;
 	int rc = bcn_report_compute(&a->store, a->db, id, now_ns(),
 				    &a->cfg->report, &r);
 
+	/* a finished job: judged against its history, its neighbours and
+	 * its stragglers before the report is kept */
+	if (!rc && !live && r->end) {
+		rc = bcn_jobcheck_run(&a->cfg->jobcheck, &a->cfg->detect, a->db,
+				      r, true, now_ns(), &jr);
+		a->st->jobs_checked++;
+		a->st->job_anomalies += jr.anomalies;
+	}
 	if (!rc)
 		rc = bcn_report_save(a->db, r);
 	if (rc) {

@@ -15,6 +15,7 @@
 
 #include "analysis/anomaly/alert.h"
 #include "analysis/anomaly/detect.h"
+#include "analysis/anomaly/jobcheck.h"
 #include "analysis/cache.h"
 #include "analysis/report.h"
 #include "analysis/stores.h"
@@ -31,6 +32,7 @@ struct bcn_analyzd_config {
 	struct bcn_cache_config cache;
 	struct bcn_detect_config detect;
 	struct bcn_alert_config alert;
+	struct bcn_jobcheck_config jobcheck;
 	int64_t anomaly_interval_ms;    /* component detectors; 0: never */
 	char sacct_command[BCN_ANALYZD_CMD_MAX];
 	int64_t sacct_interval_ms;
@@ -50,6 +52,7 @@ struct bcn_analyzd_stats {
 	uint64_t sacct_runs, sacct_failed, jobs_imported, jobs_rejected;
 	uint64_t detect_rounds, detect_failed, anomalies_new, anomalies_grown;
 	uint64_t alerts_sent, alerts_failed, alerts_deferred;
+	uint64_t jobs_checked, job_anomalies;
 };
 
 /* Runs until *stop (or after one round with cfg->once). Returns 0 or a

@@ -422,6 +422,30 @@ static int client_phases(struct bcn_report_cpass *c,
 	return 0;
 }
 
+/* The I/O phases of the series by wavelet denoising (phases.h). */
+static int io_phases(struct bcn_report *r, const struct bcn_report_config *cfg)
+{
+	struct bcn_phase_config pc;
+	double *x;
+	int rc;
+
+	if (!r->nseries)
+		return 0;
+	bcn_phase_config_defaults(&pc);
+	x = malloc(r->nseries * sizeof(*x));
+	r->io_phases = calloc(cfg->phases_max, sizeof(*r->io_phases));
+	if (!x || !r->io_phases) {
+		free(x);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nseries; i++)
+		x[i] = (double)(r->series[i].read_bytes + r->series[i].write_bytes);
+	rc = bcn_phases_find(x, r->nseries, r->series[0].t, r->step_ns, &pc,
+			     r->io_phases, cfg->phases_max, &r->nio_phases);
+	free(x);
+	return rc;
+}
+
 static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 		       const struct bcn_report_config *cfg,
 		       struct bcn_report_cpass *c)
@@ -444,6 +468,8 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 	if ((rc = client_series(c, cfg->series_max)))
 		return rc;
 	if ((rc = client_phases(c, cfg)))
+		return rc;
+	if ((rc = io_phases(c->r, cfg)))
 		return rc;
 	client_rates(c);
 	return phase_modes(st, r, cfg);
@@ -521,6 +547,7 @@ void bcn_report_free(struct bcn_report *r)
 	free(r->series);
 	free(r->parts);
 	free(r->phases);
+	free(r->io_phases);
 	free(r->findings);
 	free(r);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "analysis/advice.h"
+#include "analysis/anomaly/phases.h"
 #include "common/buf.h"
 #include "common/config.h"
 #include "jobs/job.h"
@@ -149,6 +150,9 @@ struct bcn_report {
 	size_t nparts;
 	struct bcn_report_phase *phases;
 	size_t nphases;
+	struct bcn_phase *io_phases;    /* by wavelet denoising of the
+					 * series (analysis/anomaly/phases.h) */
+	size_t nio_phases;
 	struct bcn_advice_finding *findings;
 	size_t nfindings;
 

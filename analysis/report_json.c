@@ -120,6 +120,24 @@ static int phases(const struct bcn_report *r, struct bcn_buf *b)
 	return rc ? rc : bcn_buf_adds(b, "]");
 }
 
+static int io_phases(const struct bcn_report *r, struct bcn_buf *b)
+{
+	int rc = bcn_buf_adds(b, ",\"io_phases\":[");
+
+	for (size_t i = 0; !rc && i < r->nio_phases; i++) {
+		const struct bcn_phase *p = &r->io_phases[i];
+
+		rc = bcn_buf_adds(b, i ? ",{\"start\":" : "{\"start\":");
+		rc = rc ? rc : iso_val(b, p->start);
+		rc = rc ? rc : iso(b, "end", p->end);
+		rc = rc ? rc : bcn_buf_printf(b, ",\"duration\":%.3f,\"volume\":"
+			"%.0f,\"mean_bw\":%.1f,\"peak_bw\":%.1f}",
+			(double)(p->end - p->start) / 1e9, p->volume,
+			p->mean_bw, p->peak_bw);
+	}
+	return rc ? rc : bcn_buf_adds(b, "]");
+}
+
 /* One layer's parts as a list named key, the component under name. */
 static int parts(const struct bcn_report *r, struct bcn_buf *b,
 		 const char *layer, const char *key, const char *name)
@@ -174,6 +192,7 @@ int bcn_report_to_json(const struct bcn_report *r, bool cached,
 	rc = rc ? rc : figures(r, out);
 	rc = rc ? rc : series(r, out);
 	rc = rc ? rc : phases(r, out);
+	rc = rc ? rc : io_phases(r, out);
 	rc = rc ? rc : parts(r, out, "forward", "forwarding", "node");
 	rc = rc ? rc : parts(r, out, "ost", "osts", "target");
 	rc = rc ? rc : parts(r, out, "mds", "mdts", "target");
@@ -193,6 +212,7 @@ int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r)
 	struct bcn_jobdb_part *parts = calloc(r->nparts + 1, sizeof(*parts));
 	struct bcn_jobdb_phase *ph = calloc(r->nphases + 1, sizeof(*ph));
 	struct bcn_jobdb_finding *fi = calloc(r->nfindings + 1, sizeof(*fi));
+	struct bcn_jobdb_io_phase *io = calloc(r->nio_phases + 1, sizeof(*io));
 	struct bcn_jobdb_report rep = {
 		.summary = {
 			.job = r->job, .computed = r->computed,
@@ -208,11 +228,19 @@ int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r)
 		.parts = parts, .nparts = r->nparts,
 		.phases = ph, .nphases = r->nphases,
 		.findings = fi, .nfindings = r->nfindings,
+		.io_phases = io, .nio_phases = r->nio_phases,
 	};
 	int rc = -ENOMEM;
 
-	if (!parts || !ph || !fi)
+	if (!parts || !ph || !fi || !io)
 		goto out;
+	for (size_t i = 0; i < r->nio_phases; i++)
+		io[i] = (struct bcn_jobdb_io_phase){
+			.start = r->io_phases[i].start, .end = r->io_phases[i].end,
+			.volume = r->io_phases[i].volume,
+			.mean_bw = r->io_phases[i].mean_bw,
+			.peak_bw = r->io_phases[i].peak_bw,
+		};
 	snprintf(rep.summary.mode, sizeof(rep.summary.mode), "%s", r->mode);
 	for (size_t i = 0; i < r->nparts; i++)
 		parts[i] = (struct bcn_jobdb_part){
@@ -240,5 +268,6 @@ out:
 	free(parts);
 	free(ph);
 	free(fi);
+	free(io);
 	return rc;
 }

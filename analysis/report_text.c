@@ -128,6 +128,21 @@ static int phases_findings(const struct bcn_report *r, struct bcn_buf *b)
 				    (double)(p->end - p->start) / 1e9, rd, wr,
 				    p->mode[0] ? "  " : "", p->mode);
 	}
+	if (!rc && r->nio_phases)
+		rc = bcn_buf_adds(b, "I/O phases (wavelet)\n");
+	for (size_t i = 0; !rc && i < r->nio_phases; i++) {
+		const struct bcn_phase *p = &r->io_phases[i];
+		char s[BCN_TIMEFMT_OUT_MAX], vol[32], mean[32], peak[32];
+
+		when(p->start, s, sizeof(s));
+		human(p->volume, "B", vol, sizeof(vol));
+		human(p->mean_bw, "B/s", mean, sizeof(mean));
+		human(p->peak_bw, "B/s", peak, sizeof(peak));
+		rc = bcn_buf_printf(b, "  %zu  %s  %8.1f s  %12s  mean %12s  "
+				    "peak %12s\n", i + 1, s,
+				    (double)(p->end - p->start) / 1e9, vol, mean,
+				    peak);
+	}
 	if (!rc && r->nfindings)
 		rc = bcn_buf_adds(b, "Findings\n");
 	for (size_t i = 0; !rc && i < r->nfindings; i++)

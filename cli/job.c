@@ -17,6 +17,7 @@
 #include "analysis/report.h"
 #include "analysis/stores.h"
 #include "cli/commands.h"
+#include "analysis/anomaly/jobcheck.h"
 #include "cli/options.h"
 #include "common/error.h"
 #include "jobdb/jobdb.h"
@@ -32,6 +33,8 @@ struct job_conf {
 	struct bcn_jobdb_config db;
 	struct bcn_report_config rc;
 	struct bcn_cache_config cache;
+	struct bcn_detect_config det;
+	struct bcn_jobcheck_config jc;
 	bool json, fresh;
 };
 
@@ -43,6 +46,8 @@ static const struct bcn_config_opt tab[] = {
 	BCN_REPORT_CONFIG_OPTIONS(struct job_conf, rc),
 	BCN_ADVICE_CONFIG_OPTIONS(struct job_conf, rc.advice),
 	BCN_CACHE_CONFIG_OPTIONS(struct job_conf, cache),
+	BCN_DETECT_CONFIG_OPTIONS(struct job_conf, det),
+	BCN_JOBCHECK_CONFIG_OPTIONS(struct job_conf, jc),
 	{ "json", BCN_CFG_BOOL, M(json), .def = "no",
 	  .help = "Print the report as one JSON object." },
 	{ "fresh", BCN_CFG_BOOL, M(fresh), .def = "no",
@@ -64,6 +69,7 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 		   struct bcn_report **rep, char *err, size_t n)
 {
 	struct bcn_stores st = { .n = 0 };
+	struct bcn_jobcheck_result jr;
 	struct bcn_jobdb *db = NULL;
 	struct bcn_buf js;
 	int rc;
@@ -83,6 +89,14 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 	}
 	if (rc) {
 		snprintf(err, n, "job %" PRIu64 ": %s", id, bcn_strerror(rc));
+		goto out;
+	}
+	/* the history verdict, as beacon-analyzd gives it (nothing stored) */
+	if ((*rep)->end &&
+	    (rc = bcn_jobcheck_run(&c->jc, &c->det, db, *rep, false, now_ns(),
+				   &jr))) {
+		snprintf(err, n, "job %" PRIu64 ": checking its history: %s", id,
+			 rc == -EIO ? bcn_jobdb_error(db) : bcn_strerror(rc));
 		goto out;
 	}
 	if (cache && !bcn_report_to_json(*rep, true, &js))
@@ -149,7 +163,7 @@ int bcn_cmd_job(int argc, char **argv)
 		argv++;
 		argc--;
 	}
-	rc = bcn_cli_configure(tab, &c, "store_,analysis_,jobdb_,report_,advice_,cache_",
+	rc = bcn_cli_configure(tab, &c, "store_,analysis_,jobdb_,report_,advice_,cache_,anomaly_",
 			       argc, argv, &argi, err, sizeof(err));
 	if (rc == BCN_CONFIG_HELP) {
 		printf("usage: beacon job ID [--config FILE] [--json] [--fresh]\n"

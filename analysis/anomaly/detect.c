@@ -252,19 +252,19 @@ static void add_job(uint64_t id, uint64_t *jobs, uint32_t *nodes_of,
 	nodes_of[k]++;
 }
 
-static size_t jobs_behind(struct round *r, const char *fwd, int64_t t,
-			  uint64_t *jobs, uint32_t *nodes_of, size_t max)
+size_t bcn_detect_jobs_behind(struct bcn_jobdb *db, const char *fwd, int64_t t,
+			      uint64_t *jobs, uint32_t *nodes_of, size_t max)
 {
 	struct behind b = { fwd, NULL, 0 };
 	uint64_t ids[16];
 	size_t n = 0;
 
-	if (!r->db || !(b.nodes = malloc(JOBS_NODES_MAX * sizeof(*b.nodes))))
+	if (!db || !(b.nodes = malloc(JOBS_NODES_MAX * sizeof(*b.nodes))))
 		return 0;
-	if (bcn_jobdb_fwd_map(r->db, t, behind_node, &b) < 0)
+	if (bcn_jobdb_fwd_map(db, t, behind_node, &b) < 0)
 		b.n = 0;
 	for (size_t i = 0; i < b.n; i++) {
-		int got = bcn_jobdb_jobs_on(r->db, b.nodes[i], t, ids, 16);
+		int got = bcn_jobdb_jobs_on(db, b.nodes[i], t, ids, 16);
 
 		for (int k = 0; k < got; k++)
 			add_job(ids[k], jobs, nodes_of, &n, max);
@@ -333,7 +333,7 @@ static void name_jobs(struct round *r, struct bcn_anomaly *a, const char *fwd,
 	double v[BCN_ANOMALY_JOBS_MAX], total = 0;
 	int64_t mid = r->fwd.from + (int64_t)((run->first + run->last) / 2) *
 		      r->fwd.bucket;
-	size_t n = jobs_behind(r, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
+	size_t n = bcn_detect_jobs_behind(r->db, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
 
 	for (size_t i = 0; i < n; i++)
 		total += v[i] = job_sum(r, jobs[i], f, run->first, run->last);
@@ -422,7 +422,8 @@ static int jrel_take(void *arg, const struct bcn_record *x)
  * average OST (1: served like the others; a slow OST serves each job
  * less). *njobs gets how many such jobs there were. */
 static int ost_job_ratio(struct round *r, const char *target, int64_t from,
-			 int64_t to, double *ratio, size_t *njobs)
+			 int64_t to, double *ratio, size_t *njobs,
+			 struct bcn_anomaly *a)
 {
 	struct bcn_store_query q = { .layer = BCN_LAYER_OST, .from = from,
 				     .to = to, .part = BCN_STORE_PART_JOB };
@@ -439,7 +440,13 @@ static int ost_job_ratio(struct round *r, const char *target, int64_t from,
 		struct bcn_tally_entry *e = &j.jobs.e[i], *p;
 
 		snprintf(key, sizeof(key), "%s/%s", e->key, target);
-		if (e->v[1] < 2 || !(p = bcn_tally_find(&j.pairs, key)))
+		if (!(p = bcn_tally_find(&j.pairs, key)))
+			continue;
+		if (a->njobs < BCN_ANOMALY_JOBS_MAX) {
+			a->jobs[a->njobs].job = strtoull(e->key, NULL, 10);
+			a->jobs[a->njobs++].role = BCN_ANOMALY_AFFECTED;
+		}
+		if (e->v[1] < 2)
 			continue;
 		num += (double)p->v[0];
 		den += (double)e->v[0] / (double)e->v[1];
@@ -508,7 +515,8 @@ static int confirm_slow(struct round *r, struct bcn_grid *g, size_t i,
 			 "\"service_us\":%.1f,\"peers_service_us\":%.1f}", mine,
 			 peers);
 	} else {
-		rc = ost_job_ratio(r, bcn_grid_name(g, i), from, to, &ratio, &njobs);
+		rc = ost_job_ratio(r, bcn_grid_name(g, i), from, to, &ratio, &njobs,
+				   a);
 		*yes = njobs > 0 && ratio * 100 < (double)r->c->slow_job_pct;
 		snprintf(a->evidence + len, sizeof(a->evidence) - len,
 			 "\"job_relative_rate\":%.3f,\"jobs_compared\":%zu}",
@@ -824,7 +832,7 @@ static int interference_run(struct round *r, size_t i, const struct bcn_run *run
 	uint32_t nodes[BCN_ANOMALY_JOBS_MAX];
 	int64_t mid = r->fwd.from + (int64_t)((run->first + run->last) / 2) *
 		      r->fwd.bucket;
-	size_t n = jobs_behind(r, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
+	size_t n = bcn_detect_jobs_behind(r->db, fwd, mid, jobs, nodes, BCN_ANOMALY_JOBS_MAX);
 	size_t len, accused = 0;
 	double bytes = 0, qmax = 0;
 	char ev[256];

@@ -168,4 +168,10 @@ int bcn_detect_round(const struct bcn_detect_config *c,
 		     int64_t to, int64_t now, struct bcn_detect_stats *st,
 		     char *err, size_t errlen);
 
+/* The jobs running at t on the compute nodes that forwarding node fwd
+ * serves (the job database's map), each once with how many of its nodes
+ * are behind fwd, at most max. Returns how many (0 on a database error). */
+size_t bcn_detect_jobs_behind(struct bcn_jobdb *db, const char *fwd, int64_t t,
+			      uint64_t *jobs, uint32_t *nodes_of, size_t max);
+
 #endif

@@ -1,0 +1,463 @@
+/* Job-level anomaly checks: history clustering, aggressors, stragglers
+ * (jobcheck.h, docs/anomaly.md). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/advice.h"
+#include "analysis/anomaly/dbscan.h"
+#include "analysis/anomaly/jobcheck.h"
+
+#define PHASES_PER_JOB 64               /* phases read of an earlier run */
+#define MEMBERS_MAX 4096                /* forwarding nodes + OSTs of a job */
+#define NEIGHBOURS_MAX 32
+
+void bcn_jobcheck_config_defaults(struct bcn_jobcheck_config *c)
+{
+	c->history_min = 3;
+	c->history_max = 50;
+	c->eps_pct = 25;
+	c->slowdown_pct = 150;
+	c->straggler_nodes = 32;
+	c->straggler_pct = 60;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The phases of the earlier runs, into a growing array. */
+struct hist {
+	struct bcn_jobdb_io_phase *p;
+	size_t n, jobs;
+};
+
+static int load_history(const struct bcn_jobcheck_config *c,
+			struct bcn_jobdb *db, const struct bcn_report *r,
+			struct hist *h)
+{
+	uint64_t *ids = calloc(c->history_max, sizeof(*ids));
+	int n, rc = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	n = bcn_jobdb_history(db, r->name, r->nnodes, r->start, r->job, ids,
+			      c->history_max);
+	if (n < 0) {
+		rc = n;
+		goto out;
+	}
+	h->p = calloc((size_t)n * PHASES_PER_JOB + 1, sizeof(*h->p));
+	if (!h->p) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		int got = bcn_jobdb_io_phases(db, ids[i], h->p + h->n,
+					      PHASES_PER_JOB);
+
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		h->n += (size_t)got;
+		h->jobs += got > 0;
+	}
+out:
+	free(ids);
+	return rc;
+}
+
+static double dur_s(int64_t a, int64_t b)
+{
+	return (double)(b - a) / 1e9;
+}
+
+/* Points (duration, volume) of the history then of the job, each divided
+ * by the history's median; DBSCAN labels them. */
+static int cluster(const struct bcn_jobcheck_config *c, const struct hist *h,
+		   const struct bcn_report *r, double *pts, int32_t *labels)
+{
+	size_t n = h->n + r->nio_phases, nc;
+	double *v = malloc((h->n ? h->n : 1) * sizeof(*v)), md, mv;
+	size_t minpts;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++)
+		v[i] = dur_s(h->p[i].start, h->p[i].end);
+	md = fmax(median_of(v, h->n), 1e-9);
+	for (size_t i = 0; i < h->n; i++)
+		v[i] = h->p[i].volume;
+	mv = fmax(median_of(v, h->n), 1);
+	free(v);
+	for (size_t i = 0; i < n; i++) {
+		bool mine = i >= h->n;
+		const struct bcn_phase *q = mine ? &r->io_phases[i - h->n] : NULL;
+
+		pts[2 * i] = (mine ? dur_s(q->start, q->end) :
+			      dur_s(h->p[i].start, h->p[i].end)) / md;
+		pts[2 * i + 1] = (mine ? q->volume : h->p[i].volume) / mv;
+	}
+	minpts = h->jobs / 2 > 2 ? h->jobs / 2 : 2;
+	return bcn_dbscan(pts, n, 2, (double)c->eps_pct / 100,
+			  minpts < 5 ? minpts : 5, labels, &nc);
+}
+
+/* The median bandwidth of the cluster nearest to point i among the
+ * history's clustered points. */
+static double nearest_bw(const struct hist *h, const double *pts,
+			 const int32_t *labels, size_t i)
+{
+	double best = INFINITY, *v;
+	int32_t lab = -1;
+	size_t n = 0;
+
+	for (size_t k = 0; k < h->n; k++) {
+		double dx = pts[2 * k] - pts[2 * i], dy = pts[2 * k + 1] - pts[2 * i + 1];
+
+		if (labels[k] >= 0 && dx * dx + dy * dy < best) {
+			best = dx * dx + dy * dy;
+			lab = labels[k];
+		}
+	}
+	if (lab < 0 || !(v = malloc(h->n * sizeof(*v))))
+		return 0;
+	for (size_t k = 0; k < h->n; k++)
+		if (labels[k] == lab)
+			v[n++] = h->p[k].mean_bw;
+	best = median_of(v, n);
+	free(v);
+	return best;
+}
+
+static void init_anomaly(struct bcn_anomaly *a, const char *kind,
+			 const char *component, double score)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->kind, sizeof(a->kind), "%s", kind);
+	snprintf(a->component, sizeof(a->component), "%s", component);
+	snprintf(a->severity, sizeof(a->severity), "warning");
+	a->score = score;
+}
+
+static int put(struct bcn_jobdb *db, const struct bcn_detect_config *dc,
+	       struct bcn_anomaly *a, bool store, int64_t now,
+	       struct bcn_jobcheck_result *res)
+{
+	int rc;
+
+	res->anomalies++;
+	if (!store)
+		return 0;
+	rc = bcn_jobdb_anomaly_put(db, a, dc->gap_ms * 1000000ll, now);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- aggressors ---- */
+
+/* Whether job's stored summary shows interference-prone features; what
+ * it shows goes to why. */
+static bool prone(const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		  uint64_t job, char *why, size_t n)
+{
+	struct bcn_jobdb_summary m;
+
+	memset(&m, 0, sizeof(m));
+	if (bcn_jobdb_get_summary(db, job, &m) != 1)
+		return false;
+	if (!strcmp(m.mode, "N-1"))
+		snprintf(why, n, "N-1");
+	else if (m.meta_rate_io >= (double)dc->prone_meta_rate)
+		snprintf(why, n, "%.0f metadata ops/s", m.meta_rate_io);
+	else if (m.iops >= (double)dc->prone_iops)
+		snprintf(why, n, "%.0f IOPS", m.iops);
+	else
+		return false;
+	return true;
+}
+
+/* The jobs with interference-prone features behind the job's forwarding
+ * nodes in [from, to), into a (accused), with the evidence. */
+static size_t aggressors(const struct bcn_detect_config *dc,
+			 struct bcn_jobdb *db, const struct bcn_report *r,
+			 int64_t from, int64_t to, struct bcn_anomaly *a,
+			 char *msg, size_t msglen)
+{
+	uint64_t jobs[NEIGHBOURS_MAX];
+	uint32_t nodes[NEIGHBOURS_MAX];
+	size_t found = 0, ml = strlen(msg), el = strlen(a->evidence);
+	char why[64];
+
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		size_t n;
+
+		if (strcmp(p->layer, "forward"))
+			continue;
+		n = bcn_detect_jobs_behind(db, p->component, from + (to - from) / 2,
+					   jobs, nodes, NEIGHBOURS_MAX);
+		for (size_t k = 0; k < n && a->njobs < BCN_ANOMALY_JOBS_MAX; k++) {
+			bool dup = false;
+
+			for (size_t j = 0; j < a->njobs; j++)
+				dup |= a->jobs[j].job == jobs[k];
+			if (dup || jobs[k] == r->job ||
+			    !prone(dc, db, jobs[k], why, sizeof(why)))
+				continue;
+			a->jobs[a->njobs].job = jobs[k];
+			a->jobs[a->njobs++].role = BCN_ANOMALY_ACCUSED;
+			if (!found++)
+				snprintf(a->component, sizeof(a->component), "%s",
+					 p->component);
+			if (ml + 80 < msglen)
+				ml += (size_t)snprintf(msg + ml, msglen - ml, "%s%"
+						       PRIu64 " (%s, via %s)",
+						       found > 1 ? ", " : "",
+						       jobs[k], why, p->component);
+			if (el + 120 < sizeof(a->evidence))
+				el += (size_t)snprintf(a->evidence + el,
+						       sizeof(a->evidence) - el,
+						       "%s{\"job\":%" PRIu64 ",\"why\":"
+						       "\"%s\",\"via\":\"%s\"}",
+						       found > 1 ? "," : "", jobs[k],
+						       why, p->component);
+		}
+	}
+	return found;
+}
+
+/* ---- history ---- */
+
+static int slow_phases(const struct bcn_jobcheck_config *c,
+		       const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		       struct bcn_report *r, const struct hist *h,
+		       const double *pts, const int32_t *labels, bool store,
+		       int64_t now, struct bcn_jobcheck_result *res)
+{
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	int64_t from = 0, to = 0;
+	size_t slow = 0, outliers = 0;
+	double worst = 0, ref = 0, mine = 0;
+	char msg[256], id[24];
+	int rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nio_phases; i++) {
+		const struct bcn_phase *p = &r->io_phases[i];
+		double bw;
+
+		if (labels[h->n + i] >= 0)
+			continue;
+		outliers++;
+		bw = nearest_bw(h, pts, labels, h->n + i);
+		if (bw <= 0 || p->mean_bw * (double)c->slowdown_pct / 100 > bw)
+			continue;
+		if (!slow++)
+			from = p->start;
+		to = p->end;
+		if (bw / fmax(p->mean_bw, 1) > worst) {
+			worst = bw / fmax(p->mean_bw, 1);
+			ref = bw;
+			mine = p->mean_bw;
+		}
+	}
+	if (!slow)
+		goto out;
+	res->slowdown = worst;
+	snprintf(id, sizeof(id), "%" PRIu64, r->job);
+	init_anomaly(a, "job_slowdown", id, worst);
+	if (worst * 100 >= 2 * (double)c->slowdown_pct)
+		snprintf(a->severity, sizeof(a->severity), "critical");
+	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
+	a->from = from;
+	a->to = to;
+	snprintf(a->evidence, sizeof(a->evidence), "{\"slowdown\":%.2f,"
+		 "\"phase_bw\":%.0f,\"history_bw\":%.0f,\"slow_phases\":%zu,"
+		 "\"outlying_phases\":%zu,\"phases\":%zu,\"history_jobs\":%zu,"
+		 "\"history_phases\":%zu}", worst, mine, ref, slow, outliers,
+		 r->nio_phases, h->jobs, h->n);
+	snprintf(msg, sizeof(msg), "%zu I/O phase(s) ran %.1fx slower than "
+		 "this application's %zu earlier runs on %" PRIu64 " nodes.",
+		 slow, worst, h->jobs, r->nnodes);
+	(void)bcn_advice_add(r, "slower_than_history", a->severity, msg,
+			     a->evidence);
+	if ((rc = put(db, dc, a, store, now, res)))
+		goto out;
+	/* who shared its forwarding nodes then */
+	init_anomaly(a, "interference", id, worst);
+	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
+	a->from = from;
+	a->to = to;
+	snprintf(a->evidence, sizeof(a->evidence), "{\"victim\":%" PRIu64
+		 ",\"slowdown\":%.2f,\"aggressors\":[", r->job, worst);
+	snprintf(msg, sizeof(msg), "Likely aggressors: ");
+	if (aggressors(dc, db, r, from, to, a, msg, sizeof(msg))) {
+		size_t el = strlen(a->evidence);
+
+		snprintf(a->evidence + el, sizeof(a->evidence) - el, "]}");
+		(void)bcn_advice_add(r, "likely_aggressors", "warning", msg,
+				     a->evidence);
+		rc = put(db, dc, a, store, now, res);
+	}
+out:
+	free(a);
+	return rc;
+}
+
+static int check_history(const struct bcn_jobcheck_config *c,
+			 const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+			 struct bcn_report *r, bool store, int64_t now,
+			 struct bcn_jobcheck_result *res)
+{
+	struct hist h = { NULL, 0, 0 };
+	double *pts = NULL;
+	int32_t *labels = NULL;
+	char msg[256], ev[128];
+	int rc = load_history(c, db, r, &h);
+
+	res->history_jobs = h.jobs;
+	if (rc)
+		goto out;
+	if (h.jobs < c->history_min) {
+		snprintf(msg, sizeof(msg), "Too little history to judge this run: "
+			 "%zu earlier run(s) of this application on %" PRIu64
+			 " nodes, %" PRIu64 " needed.", h.jobs, r->nnodes,
+			 c->history_min);
+		snprintf(ev, sizeof(ev), "{\"history_jobs\":%zu,\"needed\":%" PRIu64
+			 "}", h.jobs, c->history_min);
+		(void)bcn_advice_add(r, "too_little_history", "info", msg, ev);
+		goto out;
+	}
+	pts = malloc((h.n + r->nio_phases) * 2 * sizeof(*pts));
+	labels = malloc((h.n + r->nio_phases) * sizeof(*labels));
+	if (!pts || !labels) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!(rc = cluster(c, &h, r, pts, labels)))
+		rc = slow_phases(c, dc, db, r, &h, pts, labels, store, now, res);
+out:
+	free(h.p);
+	free(pts);
+	free(labels);
+	return rc;
+}
+
+/* ---- stragglers ---- */
+
+/* One layer's members: what each carried of the job (per node behind it
+ * for forwarding nodes), clustered; the members outside the cluster of
+ * the median member and under straggler_pct of its median are
+ * stragglers. */
+static int stragglers(const struct bcn_jobcheck_config *c,
+		      const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		      struct bcn_report *r, const char *layer, bool store,
+		      int64_t now, struct bcn_jobcheck_result *res)
+{
+	size_t idx[MEMBERS_MAX], n = 0, nc;
+	double v[MEMBERS_MAX], s[MEMBERS_MAX], med, main_med;
+	int32_t labels[MEMBERS_MAX], main_label = -1;
+	struct bcn_anomaly *a = NULL;
+	char msg[256], id[24];
+	int rc = 0;
+
+	for (size_t i = 0; i < r->nparts && n < MEMBERS_MAX; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		bool fwd = !strcmp(p->layer, "forward");
+
+		if (strcmp(p->layer, layer) || (fwd && !p->nodes))
+			continue;
+		v[n] = (double)(p->read_bytes + p->write_bytes) /
+		       (fwd ? (double)p->nodes : 1);
+		idx[n++] = i;
+	}
+	if (n < 3)
+		return 0;
+	memcpy(s, v, n * sizeof(*s));
+	if ((med = median_of(s, n)) <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		s[i] = v[i] / med;
+	rc = bcn_dbscan(s, n, 1, (1 - (double)c->straggler_pct / 100) / 2,
+			n / 4 > 2 ? n / 4 : 2, labels, &nc);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)          /* the median member's cluster */
+		if (fabs(s[i] - 1) < 1e-9 || (main_label < 0 && labels[i] >= 0 &&
+					       fabs(s[i] - 1) < 0.5))
+			main_label = labels[i] >= 0 ? labels[i] : main_label;
+	if (main_label < 0 || !(a = malloc(sizeof(*a))))
+		return main_label < 0 ? 0 : -ENOMEM;
+	for (size_t i = 0, k = 0; i < n; i++)
+		if (labels[i] == main_label)
+			s[k++] = v[i];
+	main_med = 0;
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (labels[i] == main_label)
+				k++;
+		main_med = median_of(s, k);
+	}
+	snprintf(id, sizeof(id), "%" PRIu64, r->job);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct bcn_report_part *p = &r->parts[idx[i]];
+		double pct = 100 * v[i] / main_med;
+
+		if (labels[i] == main_label || pct >= (double)c->straggler_pct)
+			continue;
+		init_anomaly(a, "straggler", p->component, main_med / fmax(v[i], 1));
+		a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job,
+							       BCN_ANOMALY_AFFECTED };
+		a->from = r->io_first ? r->io_first : r->start;
+		a->to = r->io_last > a->from ? r->io_last : a->from + 1;
+		snprintf(a->evidence, sizeof(a->evidence), "{\"job\":%s,\"layer\":"
+			 "\"%s\",\"carried\":%.0f,\"peers_median\":%.0f,"
+			 "\"pct_of_peers\":%.1f,\"members\":%zu,\"per_node\":%s}",
+			 id, layer, v[i], main_med, pct, n,
+			 !strcmp(layer, "forward") ? "true" : "false");
+		snprintf(msg, sizeof(msg), "%s carried %.0f%% of what the other "
+			 "%s members of this job carried (a straggler).",
+			 p->component, pct, !strcmp(layer, "forward") ?
+			 "forwarding" : "OST");
+		(void)bcn_advice_add(r, "straggler", "warning", msg, a->evidence);
+		rc = put(db, dc, a, store, now, res);
+	}
+	free(a);
+	return rc;
+}
+
+int bcn_jobcheck_run(const struct bcn_jobcheck_config *c,
+		     const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		     struct bcn_report *r, bool store, int64_t now,
+		     struct bcn_jobcheck_result *res)
+{
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!r->end || !r->nio_phases)
+		return 0;
+	rc = check_history(c, dc, db, r, store, now, res);
+	if (!rc && r->nnodes >= c->straggler_nodes)
+		rc = stragglers(c, dc, db, r, "forward", store, now, res);
+	if (!rc && r->nnodes >= c->straggler_nodes)
+		rc = stragglers(c, dc, db, r, "ost", store, now, res);
+	return rc;
+}
