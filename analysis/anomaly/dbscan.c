@@ -5,7 +5,15 @@
  * explicit stack labels the clusters in the order of their lowest-index
  * core point, asking the grid again instead of keeping neighbour lists.
  * Coordinates too large for the grid (relative to eps) fall back to a
- * sort on the first coordinate and a window scan. docs/dbscan.md. */
+ * sort on the first coordinate and a window scan.
+ *
+ * scikit-learn's KDTree.query_radius takes a point by its reduced distance
+ * (rd <= eps * eps) in a leaf, but a whole node when the bound of its
+ * box, pow(sum pow(., 2), 0.5), is at most eps, and prunes a node whose
+ * lower bound exceeds eps: a pair whose rd is within a few ulps of
+ * eps * eps is a neighbour or not by the tree. For those pairs only, the
+ * same tree (same node sets, bounds and arithmetic) is built, once, and
+ * the query's path to the point's leaf decides. docs/dbscan.md. */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -19,9 +27,16 @@
  * of x / side can never put two neighbours two cells apart */
 #define GRID_FINE_MAX 0x1p30
 #define GRID_COARSE_MAX 0x1p47
-/* below this eps the squares of distances lose their relative precision
- * (subnormal): cells are at least this wide */
-#define SIDE_MIN 0x1p-500
+/* below this eps * eps the squares of distances lose their relative
+ * precision (subnormal): every pair with rd at most BAND_TINY is decided by
+ * the tree, and cells are at least SIDE_MIN wide to hold them */
+#define R2_TINY 0x1p-900
+#define BAND_TINY 0x1p-890
+#define SIDE_MIN 0x1p-440
+/* rd within this relative distance of eps * eps: the tree decides */
+#define BAND 0x1p-40
+/* scikit-learn's leaf_size (DBSCAN's default) */
+#define KD_LEAF 30
 /* at most 3^BCN_DBSCAN_DIM_MAX cells around a point */
 #define RANGES_MAX 81
 
@@ -29,9 +44,20 @@ struct range {
 	uint32_t lo, hi;        /* sorted positions [lo, hi) */
 };
 
+/* scikit-learn's KDTree of the input (leaf_size 30), nodes in heap order */
+struct kdtree {
+	size_t nnodes;
+	double *lo, *hi;        /* node -> its box, nnodes x dim */
+	uint32_t *leaf;         /* input index -> its leaf */
+};
+
 struct index {
 	size_t n, dim;
-	double r2;              /* eps * eps */
+	const double *pts;      /* the input, for the tree */
+	double eps, r2;         /* eps * eps */
+	double lo2, hi2;        /* rd below lo2: neighbour, above hi2: not */
+	struct kdtree kd;       /* built at the first rd in [lo2, hi2] */
+	int err;                /* of building it */
 	bool grid;              /* else sorted on the first coordinate */
 	double side;            /* of a cell */
 	double *spts;           /* the points in sorted order, n x dim */
@@ -60,6 +86,9 @@ static inline double rdist(const double *a, const double *b, size_t dim)
 
 static void index_free(struct index *ix)
 {
+	free(ix->kd.lo);
+	free(ix->kd.hi);
+	free(ix->kd.leaf);
 	free(ix->spts);
 	free(ix->order);
 	free(ix->scell);
@@ -195,6 +224,187 @@ static int scan_build(struct index *ix, const double *pts)
 	return 0;
 }
 
+/* ---- scikit-learn's KD tree, for the pairs at the edge of eps ---- */
+
+/* the p of the Minkowski metric, 2: read at run time so that the compiler
+ * keeps the calls to pow() that scikit-learn makes (not x * x, sqrt) */
+static volatile double kd_p = 2.0;
+
+/* scikit-learn's number of nodes: 2^levels - 1 with levels =
+ * int(log2(max(1, (n - 1) / leaf_size)) + 1), in integers. */
+static size_t kd_nnodes(size_t n)
+{
+	size_t levels = 1;
+
+	while (n > 0 && ((size_t)KD_LEAF << levels) <= n - 1)
+		levels++;
+	return ((size_t)1 << levels) - 1;
+}
+
+/* Whether input point a comes before b on dimension j: by value, then
+ * by index (scikit-learn's partition order, a total one). */
+static inline bool kd_before(const double *pts, size_t dim, size_t j,
+			     uint32_t a, uint32_t b)
+{
+	double va = pts[(size_t)a * dim + j], vb = pts[(size_t)b * dim + j];
+
+	return va == vb ? a < b : va < vb;
+}
+
+static inline void swap32(uint32_t *a, uint32_t *b)
+{
+	uint32_t t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Moves the k first of the m points idx (in kd_before order on j) to the
+ * front: the same set as scikit-learn's nth_element, whatever the order. */
+static void kd_select(const double *pts, size_t dim, size_t j, uint32_t *idx,
+		      size_t m, size_t k)
+{
+	size_t lo = 0, hi = m;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2, store = lo;
+		/* median of three to the end, as the pivot */
+		if (kd_before(pts, dim, j, idx[mid], idx[lo]))
+			swap32(&idx[mid], &idx[lo]);
+		if (kd_before(pts, dim, j, idx[hi - 1], idx[lo]))
+			swap32(&idx[hi - 1], &idx[lo]);
+		if (kd_before(pts, dim, j, idx[mid], idx[hi - 1]))
+			swap32(&idx[mid], &idx[hi - 1]);
+		uint32_t pivot = idx[hi - 1];
+		for (size_t i = lo; i < hi - 1; i++)
+			if (kd_before(pts, dim, j, idx[i], pivot))
+				swap32(&idx[i], &idx[store++]);
+		swap32(&idx[store], &idx[hi - 1]);
+		if (store == k)
+			return;
+		if (k < store)
+			hi = store;
+		else
+			lo = store + 1;
+	}
+}
+
+/* Builds node i over the m points idx, like scikit-learn's
+ * _recursive_build: the box of the points; a leaf at the last level or
+ * under 2 points; else split on the first dimension of largest spread,
+ * the m / 2 first points to the left child. */
+static void kd_node(struct kdtree *t, const double *pts, size_t dim, size_t i,
+		    uint32_t *idx, size_t m)
+{
+	double *lo = t->lo + i * dim, *hi = t->hi + i * dim, spread = 0.0;
+	size_t split = 0;
+
+	for (size_t j = 0; j < dim; j++) {
+		lo[j] = INFINITY;
+		hi[j] = -INFINITY;
+	}
+	for (size_t k = 0; k < m; k++)
+		for (size_t j = 0; j < dim; j++) {
+			lo[j] = fmin(lo[j], pts[(size_t)idx[k] * dim + j]);
+			hi[j] = fmax(hi[j], pts[(size_t)idx[k] * dim + j]);
+		}
+	if (2 * i + 1 >= t->nnodes || m < 2) {
+		for (size_t k = 0; k < m; k++)
+			t->leaf[idx[k]] = (uint32_t)i;
+		return;
+	}
+	for (size_t j = 0; j < dim; j++)
+		if (hi[j] - lo[j] > spread) {
+			spread = hi[j] - lo[j];
+			split = j;
+		}
+	kd_select(pts, dim, split, idx, m, m / 2);
+	kd_node(t, pts, dim, 2 * i + 1, idx, m / 2);
+	kd_node(t, pts, dim, 2 * i + 2, idx + m / 2, m - m / 2);
+}
+
+static int kd_build(struct kdtree *t, const double *pts, size_t n, size_t dim)
+{
+	uint32_t *idx = malloc(n * sizeof(*idx));
+	int rc = -ENOMEM;
+
+	t->nnodes = kd_nnodes(n);
+	t->lo = malloc(t->nnodes * dim * sizeof(*t->lo));
+	t->hi = malloc(t->nnodes * dim * sizeof(*t->hi));
+	t->leaf = malloc(n * sizeof(*t->leaf));
+	if (!idx || !t->lo || !t->hi || !t->leaf)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = (uint32_t)i;
+	kd_node(t, pts, dim, 0, idx, n);
+	rc = 0;
+out:
+	free(idx);
+	return rc;
+}
+
+/* scikit-learn's min_max_dist of KDTree, same operations in the same
+ * order: the lower and upper bounds of the distance from q to node i. */
+static void kd_bounds(const struct kdtree *t, size_t dim, size_t i,
+		      const double *q, double *lb, double *ub)
+{
+	const double *lo = t->lo + i * dim, *hi = t->hi + i * dim;
+	double p = kd_p, mn = 0.0, mx = 0.0;
+
+	for (size_t j = 0; j < dim; j++) {
+		double d_lo = lo[j] - q[j], d_hi = q[j] - hi[j];
+		double d = (d_lo + fabs(d_lo)) + (d_hi + fabs(d_hi));
+		mn += pow(0.5 * d, p);
+		mx += pow(fmax(fabs(q[j] - lo[j]), fabs(q[j] - hi[j])), p);
+	}
+	*lb = pow(mn, 1.0 / p);
+	*ub = pow(mx, 1.0 / p);
+}
+
+/* Whether KDTree.query_radius(q, eps) returns input point p, whose reduced
+ * distance to q is rd: down the path from the root to p's leaf, a node
+ * whose lower bound exceeds eps is pruned, one whose upper bound is at
+ * most eps is taken whole; in the leaf, rd <= eps * eps decides. Builds
+ * the tree the first time (ix->err on failure, and false). */
+static bool kd_neighbour(struct index *ix, const double *q, uint32_t p, double rd)
+{
+	uint32_t path[64];
+	size_t depth = 0;
+
+	if (!ix->kd.leaf && !ix->err)
+		ix->err = kd_build(&ix->kd, ix->pts, ix->n, ix->dim);
+	if (ix->err)
+		return false;
+	for (uint32_t i = ix->kd.leaf[p];; i = (i - 1) / 2) {
+		path[depth++] = i;
+		if (!i)
+			break;
+	}
+	while (depth--) {
+		double lb, ub;
+		kd_bounds(&ix->kd, ix->dim, path[depth], q, &lb, &ub);
+		if (lb > ix->eps)
+			return false;
+		if (ub <= ix->eps)
+			return true;
+	}
+	return rd <= ix->r2;
+}
+
+/* Whether sorted point t is in the neighbourhood of sorted point s, as
+ * scikit-learn finds it querying s. */
+static inline bool neighbour(struct index *ix, size_t s, size_t t)
+{
+	const double *q = ix->spts + s * ix->dim;
+	double rd = rdist(q, ix->spts + t * ix->dim, ix->dim);
+
+	if (rd < ix->lo2)
+		return true;
+	if (rd > ix->hi2)
+		return false;
+	return kd_neighbour(ix, q, ix->order[t], rd);
+}
+
 /* Builds the index of the n finite points, whose largest coordinate in
  * magnitude is maxabs, for the radius eps. */
 static int index_build(struct index *ix, const double *pts, size_t n, size_t dim,
@@ -206,7 +416,11 @@ static int index_build(struct index *ix, const double *pts, size_t n, size_t dim
 	memset(ix, 0, sizeof(*ix));
 	ix->n = n;
 	ix->dim = dim;
+	ix->pts = pts;
+	ix->eps = eps;
 	ix->r2 = eps * eps;
+	ix->lo2 = ix->r2 >= R2_TINY ? ix->r2 * (1.0 - BAND) : -1.0;
+	ix->hi2 = ix->r2 >= R2_TINY ? ix->r2 * (1.0 + BAND) : BAND_TINY;
 	ix->grid = q < GRID_COARSE_MAX;
 	ix->side = q < GRID_FINE_MAX ? base * (1.0 + 0x1p-16) : 2.0 * base;
 	ix->spts = malloc(n * dim * sizeof(*ix->spts));
@@ -251,7 +465,7 @@ static size_t grid_ranges(const struct index *ix, uint32_t c, struct range *r)
 }
 
 /* The window of sorted positions around s whose first coordinate is
- * close enough to s's (its square difference at most eps * eps). */
+ * close enough to s's (its square difference at most hi2). */
 static size_t scan_range(const struct index *ix, size_t s, struct range *r)
 {
 	size_t dim = ix->dim, lo = s, hi = s + 1;
@@ -259,13 +473,13 @@ static size_t scan_range(const struct index *ix, size_t s, struct range *r)
 
 	while (lo > 0) {
 		double t = x - ix->spts[(lo - 1) * dim];
-		if (t * t > ix->r2)
+		if (t * t > ix->hi2)
 			break;
 		lo--;
 	}
 	while (hi < ix->n) {
 		double t = ix->spts[hi * dim] - x;
-		if (t * t > ix->r2)
+		if (t * t > ix->hi2)
 			break;
 		hi++;
 	}
@@ -279,23 +493,21 @@ static size_t ranges_of(const struct index *ix, size_t s, struct range *r)
 }
 
 /* Whether sorted point s has at least min neighbours in the ranges r. */
-static bool is_core(const struct index *ix, size_t s, const struct range *r,
+static bool is_core(struct index *ix, size_t s, const struct range *r,
 		    size_t nr, size_t min)
 {
-	size_t dim = ix->dim, count = 0;
-	const double *p = ix->spts + s * dim;
+	size_t count = 0;
 
 	for (size_t k = 0; k < nr; k++)
 		for (uint32_t t = r[k].lo; t < r[k].hi; t++)
-			if (rdist(p, ix->spts + (size_t)t * dim, dim) <= ix->r2 &&
-			    ++count >= min)
+			if (neighbour(ix, s, t) && ++count >= min)
 				return true;
 	return false;
 }
 
 /* Marks the core points (by sorted position): one pass, the ranges of a
  * cell computed once for all its points. */
-static void find_core(const struct index *ix, size_t min, uint8_t *core)
+static void find_core(struct index *ix, size_t min, uint8_t *core)
 {
 	struct range r[RANGES_MAX];
 	size_t nr = 0;
@@ -314,22 +526,20 @@ static void find_core(const struct index *ix, size_t min, uint8_t *core)
 /* Labels k the cluster of core point seed (sorted position), depth first
  * with stack (room for n): every unlabelled neighbour of a core point of
  * the cluster joins it, and is expanded in turn when it is core. */
-static void expand(const struct index *ix, const uint8_t *core, int32_t *slab,
+static void expand(struct index *ix, const uint8_t *core, int32_t *slab,
 		   uint32_t *stack, uint32_t seed, int32_t k)
 {
 	struct range r[RANGES_MAX];
-	size_t top = 0, dim = ix->dim;
+	size_t top = 0;
 
 	slab[seed] = k;
 	stack[top++] = seed;
 	while (top) {
 		uint32_t p = stack[--top];
-		const double *pp = ix->spts + (size_t)p * dim;
 		size_t nr = ranges_of(ix, p, r);
 		for (size_t j = 0; j < nr; j++)
 			for (uint32_t t = r[j].lo; t < r[j].hi; t++) {
-				if (slab[t] != -1 ||
-				    rdist(pp, ix->spts + (size_t)t * dim, dim) > ix->r2)
+				if (slab[t] != -1 || !neighbour(ix, p, t))
 					continue;
 				slab[t] = k;
 				if (core[t])
@@ -339,7 +549,7 @@ static void expand(const struct index *ix, const uint8_t *core, int32_t *slab,
 }
 
 /* Labels the clusters, seeded in input order; slab by sorted position. */
-static int label_all(const struct index *ix, const uint8_t *core, int32_t *labels,
+static int label_all(struct index *ix, const uint8_t *core, int32_t *labels,
 		     size_t *nclusters)
 {
 	size_t n = ix->n;
@@ -420,7 +630,9 @@ int bcn_dbscan(const double *pts, size_t n, size_t dim, double eps,
 	if (!core)
 		goto out;
 	find_core(&ix, min_samples, core);
-	rc = label_all(&ix, core, labels, nclusters);
+	rc = ix.err ? ix.err : label_all(&ix, core, labels, nclusters);
+	if (!rc)
+		rc = ix.err;
 out:
 	free(core);
 	index_free(&ix);

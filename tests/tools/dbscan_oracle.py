@@ -40,7 +40,9 @@ def gen_blobs(rng, n, d):
 def gen_grid(rng, n, d):
     side = max(2, int(round((n / rng.uniform(0.3, 3)) ** (1 / d))))
     x = rng.randint(0, side, (n, d)).astype(float)
-    return x, float(rng.choice([1, 1, 2, 2, 3, 5, 10]))
+    # integer eps, and the square roots of sums of squares (the diagonals)
+    return x, float(rng.choice([1, 1, 2, 2, 3, 5, 10, np.sqrt(2), np.sqrt(5),
+                                2 * np.sqrt(2), np.sqrt(3)]))
 
 
 def gen_dups(rng, n, d):
@@ -59,7 +61,16 @@ def gen_line(rng, n, d):
         if rng.rand() < 0.5 else float(np.abs(direc).max() * rng.choice([1, 2]))
 
 
-KINDS = [("uniform", gen_uniform), ("blobs", gen_blobs), ("grid", gen_grid),
+def gen_far(rng, n, d):
+    # a grid with some points far away: the cell coordinates get large
+    # (coarser cells) or too large (the sorted fallback)
+    x, eps = gen_grid(rng, n, d)
+    far = rng.rand(n) < 0.3
+    x[far] += rng.choice([-1, 1], (int(far.sum()), d)) * rng.choice([1e10, 1e12, 2.0 ** 50, 1e17])
+    return x, eps
+
+
+KINDS = [("far", gen_far), ("uniform", gen_uniform), ("blobs", gen_blobs), ("grid", gen_grid),
          ("grid", gen_grid), ("dups", gen_dups), ("line", gen_line)]
 
 
@@ -107,7 +118,7 @@ def show(i, c, want, got):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--oracle", required=True, help="the dbscan_oracle binary")
-    ap.add_argument("--cases", type=int, default=3000)
+    ap.add_argument("--cases", type=int, default=8000)
     ap.add_argument("--nmax", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=20261124)
     a = ap.parse_args()
