@@ -37,8 +37,8 @@
 #define BAND 0x1p-40
 /* scikit-learn's leaf_size (DBSCAN's default) */
 #define KD_LEAF 30
-/* at most 3^BCN_DBSCAN_DIM_MAX cells around a point */
-#define RANGES_MAX 81
+/* 3^(BCN_DBSCAN_DIM_MAX - 1): rows of cells around a cell */
+#define ROWS_MAX 27
 
 struct range {
 	uint32_t lo, hi;        /* sorted positions [lo, hi) */
@@ -63,8 +63,11 @@ struct index {
 	double *spts;           /* the points in sorted order, n x dim */
 	uint32_t *order;        /* sorted position -> input index */
 	uint32_t *scell;        /* sorted position -> its cell */
-	uint32_t ncell;
+	uint32_t ncell;         /* cells in the order of their coordinates */
 	uint32_t *cstart;       /* cell -> its first sorted position, ncell + 1 */
+	size_t nrows;           /* 3^(dim - 1) */
+	struct range *rows;     /* cell -> the rows of cells around it, nrows */
+	/* while building: the cells in order of first appearance */
 	int64_t *ckey;          /* cell -> its coordinates, ncell x dim */
 	uint32_t *hash;         /* open addressing: cell + 1, 0 for empty */
 	size_t hmask;
@@ -75,13 +78,24 @@ struct index {
  * CMakeLists.txt compiles this file with -ffp-contract=off). */
 static inline double rdist(const double *a, const double *b, size_t dim)
 {
-	double d = 0.0;
+	double d = 0.0, t;
 
-	for (size_t j = 0; j < dim; j++) {
-		double t = a[j] - b[j];
+	switch (dim) {      /* the usual dimensions unrolled, same sums */
+	case 1:
+		t = a[0] - b[0];
+		return d + t * t;
+	case 2:
+		t = a[0] - b[0];
 		d += t * t;
+		t = a[1] - b[1];
+		return d + t * t;
+	default:
+		for (size_t j = 0; j < dim; j++) {
+			t = a[j] - b[j];
+			d += t * t;
+		}
+		return d;
 	}
-	return d;
 }
 
 static void index_free(struct index *ix)
@@ -93,6 +107,7 @@ static void index_free(struct index *ix)
 	free(ix->order);
 	free(ix->scell);
 	free(ix->cstart);
+	free(ix->rows);
 	free(ix->ckey);
 	free(ix->hash);
 	memset(ix, 0, sizeof(*ix));
@@ -120,8 +135,13 @@ static size_t key_slot(const struct index *ix, const int64_t *key)
 
 	for (;;) {
 		uint32_t c = ix->hash[s];
-		if (!c || !memcmp(ix->ckey + (size_t)(c - 1) * dim, key,
-				  dim * sizeof(*key)))
+		if (!c)
+			return s;
+		const int64_t *k = ix->ckey + (size_t)(c - 1) * dim;
+		size_t j = 0;
+		while (j < dim && k[j] == key[j])
+			j++;
+		if (j == dim)
 			return s;
 		s = (s + 1) & ix->hmask;
 	}
@@ -133,8 +153,8 @@ static void cell_of(const struct index *ix, const double *p, int64_t *key)
 		key[j] = (int64_t)floor(p[j] / ix->side);
 }
 
-/* Gives every point its cell (creating the cells in order of first
- * appearance) and counts the points of each in cstart[cell + 1]. */
+/* Gives every point its cell, creating the cells in order of first
+ * appearance. */
 static void grid_assign(struct index *ix, const double *pts, uint32_t *pcell)
 {
 	size_t dim = ix->dim;
@@ -148,15 +168,94 @@ static void grid_assign(struct index *ix, const double *pts, uint32_t *pcell)
 			ix->hash[s] = ++ix->ncell;
 		}
 		pcell[i] = ix->hash[s] - 1;
-		ix->cstart[pcell[i] + 1]++;
 	}
 }
 
-/* Builds the grid index: the points sorted by cell (a counting sort). */
+/* Sorts the points by cell, cells numbered in the order of their
+ * coordinates (rank): a counting sort. */
+static void grid_scatter(struct index *ix, const double *pts, uint32_t *pcell,
+			 const uint32_t *rank)
+{
+	size_t dim = ix->dim;
+
+	for (size_t i = 0; i < ix->n; i++) {
+		pcell[i] = rank[pcell[i]];
+		ix->cstart[pcell[i] + 1]++;
+	}
+	for (uint32_t c = 0; c < ix->ncell; c++)
+		ix->cstart[c + 1] += ix->cstart[c];
+	/* cstart[c] as cell c's next free position, then shifted back */
+	for (size_t i = 0; i < ix->n; i++) {
+		uint32_t s = ix->cstart[pcell[i]]++;
+		ix->order[s] = (uint32_t)i;
+		ix->scell[s] = pcell[i];
+		memcpy(ix->spts + (size_t)s * dim, pts + i * dim, dim * sizeof(*pts));
+	}
+	memmove(ix->cstart + 1, ix->cstart, ix->ncell * sizeof(*ix->cstart));
+	ix->cstart[0] = 0;
+}
+
+/* Compares cell coordinates lexicographically. */
+static int key_cmp(const int64_t *a, const int64_t *b, size_t dim)
+{
+	for (size_t j = 0; j < dim; j++)
+		if (a[j] != b[j])
+			return a[j] < b[j] ? -1 : 1;
+	return 0;
+}
+
+/* Orders cells (ids into ix->ckey) by their coordinates. */
+static int cell_cmp(const void *a, const void *b, void *arg)
+{
+	const struct index *ix = arg;
+
+	return key_cmp(ix->ckey + (size_t)*(const uint32_t *)a * ix->dim,
+		       ix->ckey + (size_t)*(const uint32_t *)b * ix->dim, ix->dim);
+}
+
+/* Gives each cell its rows: for each combination of offsets -1, 0, 1 on
+ * the dimensions but the last, the sorted positions of the cells at
+ * offsets -1 to 1 on the last, contiguous since the cells are in
+ * coordinate order (skey: their coordinates, ncell x dim). The first cell
+ * of a row only moves forward from a cell to the next: one sweep. */
+static void grid_rows(struct index *ix, const int64_t *skey)
+{
+	size_t dim = ix->dim, last = dim - 1, nrows = ix->nrows;
+	uint32_t first[ROWS_MAX] = { 0 };
+	int off[BCN_DBSCAN_DIM_MAX];
+	int64_t key[BCN_DBSCAN_DIM_MAX];
+
+	for (uint32_t c = 0; c < ix->ncell; c++) {
+		const int64_t *ck = skey + (size_t)c * dim;
+		struct range *r = ix->rows + (size_t)c * nrows;
+		for (size_t j = 0; j < last; j++)
+			off[j] = -1;
+		for (size_t k = 0; k < nrows; k++) {
+			for (size_t j = 0; j < last; j++)
+				key[j] = ck[j] + off[j];
+			key[last] = ck[last] - 1;
+			uint32_t e = first[k];
+			while (e < ix->ncell && key_cmp(skey + (size_t)e * dim, key, dim) < 0)
+				e++;
+			first[k] = e;
+			key[last] = ck[last] + 1;
+			while (e < ix->ncell && key_cmp(skey + (size_t)e * dim, key, dim) <= 0)
+				e++;
+			r[k] = (struct range){ ix->cstart[first[k]], ix->cstart[e] };
+			for (size_t j = 0; j < last && off[j]++ == 1; j++)
+				off[j] = -1;
+		}
+	}
+}
+
+/* Builds the grid index: the cells found through a hash of their
+ * coordinates, put in coordinate order, the points sorted by cell, and
+ * each cell's rows of neighbouring cells. */
 static int grid_build(struct index *ix, const double *pts)
 {
 	size_t n = ix->n, dim = ix->dim, cap = 16;
-	uint32_t *pcell = NULL, *next = NULL;
+	uint32_t *pcell = NULL, *byrank = NULL, *rank = NULL;
+	int64_t *skey = NULL;
 	int rc = -ENOMEM;
 
 	while (cap < 2 * n)
@@ -164,28 +263,40 @@ static int grid_build(struct index *ix, const double *pts)
 	ix->hmask = cap - 1;
 	ix->hash = calloc(cap, sizeof(*ix->hash));
 	ix->ckey = malloc(n * dim * sizeof(*ix->ckey));
-	ix->cstart = calloc(n + 1, sizeof(*ix->cstart));
 	ix->scell = malloc(n * sizeof(*ix->scell));
 	pcell = malloc(n * sizeof(*pcell));
-	if (!ix->hash || !ix->ckey || !ix->cstart || !ix->scell || !pcell)
+	if (!ix->hash || !ix->ckey || !ix->scell || !pcell)
 		goto out;
 	grid_assign(ix, pts, pcell);
-	for (uint32_t c = 0; c < ix->ncell; c++)
-		ix->cstart[c + 1] += ix->cstart[c];
-	next = malloc((ix->ncell ? ix->ncell : 1) * sizeof(*next));
-	if (!next)
+	free(ix->hash);
+	ix->hash = NULL;
+	ix->cstart = calloc((size_t)ix->ncell + 1, sizeof(*ix->cstart));
+	ix->rows = malloc((size_t)ix->ncell * ix->nrows * sizeof(*ix->rows));
+	byrank = malloc((size_t)ix->ncell * sizeof(*byrank));
+	rank = malloc((size_t)ix->ncell * sizeof(*rank));
+	skey = malloc((size_t)ix->ncell * dim * sizeof(*skey));
+	if (!ix->cstart || !ix->rows || !byrank || !rank || !skey)
 		goto out;
-	memcpy(next, ix->cstart, ix->ncell * sizeof(*next));
-	for (size_t i = 0; i < n; i++) {
-		uint32_t s = next[pcell[i]]++;
-		ix->order[s] = (uint32_t)i;
-		ix->scell[s] = pcell[i];
-		memcpy(ix->spts + (size_t)s * dim, pts + i * dim, dim * sizeof(*pts));
+	for (uint32_t c = 0; c < ix->ncell; c++)
+		byrank[c] = c;
+	qsort_r(byrank, ix->ncell, sizeof(*byrank), cell_cmp, ix);
+	for (uint32_t c = 0; c < ix->ncell; c++) {
+		rank[byrank[c]] = c;
+		memcpy(skey + (size_t)c * dim, ix->ckey + (size_t)byrank[c] * dim,
+		       dim * sizeof(*skey));
 	}
+	grid_scatter(ix, pts, pcell, rank);
+	grid_rows(ix, skey);
 	rc = 0;
 out:
 	free(pcell);
-	free(next);
+	free(byrank);
+	free(rank);
+	free(skey);
+	free(ix->hash);
+	free(ix->ckey);
+	ix->hash = NULL;
+	ix->ckey = NULL;
 	return rc;
 }
 
@@ -423,6 +534,9 @@ static int index_build(struct index *ix, const double *pts, size_t n, size_t dim
 	ix->hi2 = ix->r2 >= R2_TINY ? ix->r2 * (1.0 + BAND) : BAND_TINY;
 	ix->grid = q < GRID_COARSE_MAX;
 	ix->side = q < GRID_FINE_MAX ? base * (1.0 + 0x1p-16) : 2.0 * base;
+	ix->nrows = 1;
+	for (size_t j = 1; j < dim; j++)
+		ix->nrows *= 3;
 	ix->spts = malloc(n * dim * sizeof(*ix->spts));
 	ix->order = malloc(n * sizeof(*ix->order));
 	if (!ix->spts || !ix->order)
@@ -434,39 +548,9 @@ out:
 	return rc;
 }
 
-/* The ranges of sorted positions of the cells around cell c (c's own
- * first); returns how many. */
-static size_t grid_ranges(const struct index *ix, uint32_t c, struct range *r)
-{
-	size_t dim = ix->dim, nr = 0;
-	const int64_t *ck = ix->ckey + (size_t)c * dim;
-	int off[BCN_DBSCAN_DIM_MAX];
-	int64_t key[BCN_DBSCAN_DIM_MAX];
-
-	r[nr++] = (struct range){ ix->cstart[c], ix->cstart[c + 1] };
-	for (size_t j = 0; j < dim; j++)
-		off[j] = -1;
-	for (;;) {
-		bool self = true;
-		for (size_t j = 0; j < dim; j++) {
-			key[j] = ck[j] + off[j];
-			self = self && !off[j];
-		}
-		uint32_t h = self ? 0 : ix->hash[key_slot(ix, key)];
-		if (h)
-			r[nr++] = (struct range){ ix->cstart[h - 1], ix->cstart[h] };
-		size_t j = 0;
-		while (j < dim && off[j] == 1)
-			off[j++] = -1;
-		if (j == dim)
-			return nr;
-		off[j]++;
-	}
-}
-
 /* The window of sorted positions around s whose first coordinate is
  * close enough to s's (its square difference at most hi2). */
-static size_t scan_range(const struct index *ix, size_t s, struct range *r)
+static void scan_range(const struct index *ix, size_t s, struct range *r)
 {
 	size_t dim = ix->dim, lo = s, hi = s + 1;
 	double x = ix->spts[s * dim];
@@ -483,13 +567,21 @@ static size_t scan_range(const struct index *ix, size_t s, struct range *r)
 			break;
 		hi++;
 	}
-	r[0] = (struct range){ (uint32_t)lo, (uint32_t)hi };
-	return 1;
+	*r = (struct range){ (uint32_t)lo, (uint32_t)hi };
 }
 
-static size_t ranges_of(const struct index *ix, size_t s, struct range *r)
+/* The *nr ranges of sorted positions where the neighbours of sorted point
+ * s are: the rows of its cell, or its window (in buf). */
+static const struct range *ranges_of(const struct index *ix, size_t s,
+				     struct range *buf, size_t *nr)
 {
-	return ix->grid ? grid_ranges(ix, ix->scell[s], r) : scan_range(ix, s, r);
+	if (ix->grid) {
+		*nr = ix->nrows;
+		return ix->rows + (size_t)ix->scell[s] * ix->nrows;
+	}
+	*nr = 1;
+	scan_range(ix, s, buf);
+	return buf;
 }
 
 /* Whether sorted point s has at least min neighbours in the ranges r. */
@@ -505,20 +597,18 @@ static bool is_core(struct index *ix, size_t s, const struct range *r,
 	return false;
 }
 
-/* Marks the core points (by sorted position): one pass, the ranges of a
- * cell computed once for all its points. */
+/* Marks the core points (by sorted position), in one pass. */
 static void find_core(struct index *ix, size_t min, uint8_t *core)
 {
-	struct range r[RANGES_MAX];
-	size_t nr = 0;
+	struct range buf;
+	size_t nr;
 
 	for (size_t s = 0; s < ix->n; s++) {
 		if (min <= 1) {
 			core[s] = 1;
 			continue;
 		}
-		if (!ix->grid || !s || ix->scell[s] != ix->scell[s - 1])
-			nr = ranges_of(ix, s, r);
+		const struct range *r = ranges_of(ix, s, &buf, &nr);
 		core[s] = is_core(ix, s, r, nr, min);
 	}
 }
@@ -529,14 +619,14 @@ static void find_core(struct index *ix, size_t min, uint8_t *core)
 static void expand(struct index *ix, const uint8_t *core, int32_t *slab,
 		   uint32_t *stack, uint32_t seed, int32_t k)
 {
-	struct range r[RANGES_MAX];
-	size_t top = 0;
+	struct range buf;
+	size_t top = 0, nr;
 
 	slab[seed] = k;
 	stack[top++] = seed;
 	while (top) {
 		uint32_t p = stack[--top];
-		size_t nr = ranges_of(ix, p, r);
+		const struct range *r = ranges_of(ix, p, &buf, &nr);
 		for (size_t j = 0; j < nr; j++)
 			for (uint32_t t = r[j].lo; t < r[j].hi; t++) {
 				if (slab[t] != -1 || !neighbour(ix, p, t))
