@@ -41,7 +41,7 @@
 #define ROWS_MAX 27
 
 struct range {
-	uint32_t lo, hi;        /* sorted positions [lo, hi) */
+	uint32_t lo, hi;        /* sorted positions, or cells, [lo, hi) */
 };
 
 /* scikit-learn's KDTree of the input (leaf_size 30), nodes in heap order */
@@ -66,7 +66,8 @@ struct index {
 	uint32_t ncell;         /* cells in the order of their coordinates */
 	uint32_t *cstart;       /* cell -> its first sorted position, ncell + 1 */
 	size_t nrows;           /* 3^(dim - 1) */
-	struct range *rows;     /* cell -> the rows of cells around it, nrows */
+	struct range *rows;     /* cell -> the rows of cells around it (cells
+				 * [lo, hi)), nrows */
 	/* while building: the cells in order of first appearance */
 	int64_t *ckey;          /* cell -> its coordinates, ncell x dim */
 	uint32_t *hash;         /* open addressing: cell + 1, 0 for empty */
@@ -214,9 +215,8 @@ static int cell_cmp(const void *a, const void *b, void *arg)
 }
 
 /* Gives each cell its rows: for each combination of offsets -1, 0, 1 on
- * the dimensions but the last, the sorted positions of the cells at
- * offsets -1 to 1 on the last, contiguous since the cells are in
- * coordinate order (skey: their coordinates, ncell x dim). The first cell
+ * the dimensions but the last, the cells at offsets -1 to 1 on the last,
+ * a range of consecutive cells since they are in coordinate order (skey: their coordinates, ncell x dim). The first cell
  * of a row only moves forward from a cell to the next: one sweep. */
 static void grid_rows(struct index *ix, const int64_t *skey)
 {
@@ -241,7 +241,7 @@ static void grid_rows(struct index *ix, const int64_t *skey)
 			key[last] = ck[last] + 1;
 			while (e < ix->ncell && key_cmp(skey + (size_t)e * dim, key, dim) <= 0)
 				e++;
-			r[k] = (struct range){ ix->cstart[first[k]], ix->cstart[e] };
+			r[k] = (struct range){ first[k], e };
 			for (size_t j = 0; j < last && off[j]++ == 1; j++)
 				off[j] = -1;
 		}
@@ -571,25 +571,31 @@ static void scan_range(const struct index *ix, size_t s, struct range *r)
 }
 
 /* The *nr ranges of sorted positions where the neighbours of sorted point
- * s are: the rows of its cell, or its window (in buf). */
-static const struct range *ranges_of(const struct index *ix, size_t s,
-				     struct range *buf, size_t *nr)
+ * s are (in buf): the rows of its cell, or its window. */
+static size_t point_ranges(const struct index *ix, size_t s, struct range *buf)
 {
-	if (ix->grid) {
-		*nr = ix->nrows;
-		return ix->rows + (size_t)ix->scell[s] * ix->nrows;
+	if (!ix->grid) {
+		scan_range(ix, s, buf);
+		return 1;
 	}
-	*nr = 1;
-	scan_range(ix, s, buf);
-	return buf;
+	const struct range *rows = ix->rows + (size_t)ix->scell[s] * ix->nrows;
+	for (size_t k = 0; k < ix->nrows; k++)
+		buf[k] = (struct range){ ix->cstart[rows[k].lo], ix->cstart[rows[k].hi] };
+	return ix->nrows;
 }
 
-/* Whether sorted point s has at least min neighbours in the ranges r. */
-static bool is_core(struct index *ix, size_t s, const struct range *r,
-		    size_t nr, size_t min)
+/* Whether sorted point s has at least min neighbours: not when its ranges
+ * hold fewer points, else counted up to min. */
+static bool is_core(struct index *ix, size_t s, size_t min)
 {
-	size_t count = 0;
+	struct range r[ROWS_MAX];
+	size_t nr = point_ranges(ix, s, r), count = 0;
 
+	for (size_t k = 0; k < nr; k++)
+		count += r[k].hi - r[k].lo;
+	if (count < min)
+		return false;
+	count = 0;
 	for (size_t k = 0; k < nr; k++)
 		for (uint32_t t = r[k].lo; t < r[k].hi; t++)
 			if (neighbour(ix, s, t) && ++count >= min)
@@ -600,73 +606,98 @@ static bool is_core(struct index *ix, size_t s, const struct range *r,
 /* Marks the core points (by sorted position), in one pass. */
 static void find_core(struct index *ix, size_t min, uint8_t *core)
 {
-	struct range buf;
-	size_t nr;
+	for (size_t s = 0; s < ix->n; s++)
+		core[s] = min <= 1 || is_core(ix, s, min);
+}
 
-	for (size_t s = 0; s < ix->n; s++) {
-		if (min <= 1) {
-			core[s] = 1;
+/* The labelling of the clusters, by sorted position. */
+struct labelling {
+	const uint8_t *core;
+	int32_t *slab;          /* the labels, -1 until given */
+	uint32_t *stack;        /* core points to expand, room for n */
+	size_t top;
+	uint32_t *cfree;        /* grid: cell -> its points still unlabelled */
+	int32_t k;              /* the cluster being expanded */
+};
+
+/* Gives the cluster the unlabelled neighbours of core point p among sorted
+ * positions [lo, hi), and stacks the core ones. */
+static void visit(struct index *ix, struct labelling *l, uint32_t p,
+		  uint32_t lo, uint32_t hi)
+{
+	for (uint32_t t = lo; t < hi; t++) {
+		if (l->slab[t] != -1 || !neighbour(ix, p, t))
+			continue;
+		l->slab[t] = l->k;
+		if (l->cfree)
+			l->cfree[ix->scell[t]]--;
+		if (l->core[t])
+			l->stack[l->top++] = t;
+	}
+}
+
+/* Labels l->k the cluster of core point seed (sorted position), depth
+ * first: every unlabelled neighbour of a core point of the cluster joins
+ * it, and is expanded in turn when it is core. Cells with no unlabelled
+ * point left are skipped (all points identical stay linear). */
+static void expand(struct index *ix, struct labelling *l, uint32_t seed)
+{
+	l->slab[seed] = l->k;
+	if (l->cfree)
+		l->cfree[ix->scell[seed]]--;
+	l->stack[l->top++] = seed;
+	while (l->top) {
+		uint32_t p = l->stack[--l->top];
+		struct range w;
+		if (!ix->grid) {
+			scan_range(ix, p, &w);
+			visit(ix, l, p, w.lo, w.hi);
 			continue;
 		}
-		const struct range *r = ranges_of(ix, s, &buf, &nr);
-		core[s] = is_core(ix, s, r, nr, min);
+		const struct range *rows = ix->rows + (size_t)ix->scell[p] * ix->nrows;
+		for (size_t k = 0; k < ix->nrows; k++)
+			for (uint32_t c = rows[k].lo; c < rows[k].hi; c++)
+				if (l->cfree[c])
+					visit(ix, l, p, ix->cstart[c], ix->cstart[c + 1]);
 	}
 }
 
-/* Labels k the cluster of core point seed (sorted position), depth first
- * with stack (room for n): every unlabelled neighbour of a core point of
- * the cluster joins it, and is expanded in turn when it is core. */
-static void expand(struct index *ix, const uint8_t *core, int32_t *slab,
-		   uint32_t *stack, uint32_t seed, int32_t k)
-{
-	struct range buf;
-	size_t top = 0, nr;
-
-	slab[seed] = k;
-	stack[top++] = seed;
-	while (top) {
-		uint32_t p = stack[--top];
-		const struct range *r = ranges_of(ix, p, &buf, &nr);
-		for (size_t j = 0; j < nr; j++)
-			for (uint32_t t = r[j].lo; t < r[j].hi; t++) {
-				if (slab[t] != -1 || !neighbour(ix, p, t))
-					continue;
-				slab[t] = k;
-				if (core[t])
-					stack[top++] = t;
-			}
-	}
-}
-
-/* Labels the clusters, seeded in input order; slab by sorted position. */
+/* Labels the clusters, seeded in input order. */
 static int label_all(struct index *ix, const uint8_t *core, int32_t *labels,
 		     size_t *nclusters)
 {
 	size_t n = ix->n;
-	int32_t *slab = malloc(n * sizeof(*slab));
-	uint32_t *stack = malloc(n * sizeof(*stack));
+	struct labelling l = { .core = core };
 	uint32_t *rank = malloc(n * sizeof(*rank));
-	int32_t k = 0;
 	int rc = -ENOMEM;
 
-	if (!slab || !stack || !rank)
+	l.slab = malloc(n * sizeof(*l.slab));
+	l.stack = malloc(n * sizeof(*l.stack));
+	if (ix->grid)
+		l.cfree = malloc((size_t)ix->ncell * sizeof(*l.cfree));
+	if (!l.slab || !l.stack || !rank || (ix->grid && !l.cfree))
 		goto out;
+	for (uint32_t c = 0; ix->grid && c < ix->ncell; c++)
+		l.cfree[c] = ix->cstart[c + 1] - ix->cstart[c];
 	for (size_t s = 0; s < n; s++) {
-		slab[s] = -1;
+		l.slab[s] = -1;
 		rank[ix->order[s]] = (uint32_t)s;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t s = rank[i];
-		if (core[s] && slab[s] == -1)
-			expand(ix, core, slab, stack, s, k++);
+		if (core[s] && l.slab[s] == -1) {
+			expand(ix, &l, s);
+			l.k++;
+		}
 	}
 	for (size_t s = 0; s < n; s++)
-		labels[ix->order[s]] = slab[s];
-	*nclusters = (size_t)k;
+		labels[ix->order[s]] = l.slab[s];
+	*nclusters = (size_t)l.k;
 	rc = 0;
 out:
-	free(slab);
-	free(stack);
+	free(l.slab);
+	free(l.stack);
+	free(l.cfree);
 	free(rank);
 	return rc;
 }
