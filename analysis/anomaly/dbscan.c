@@ -1,8 +1,9 @@
 /* DBSCAN (dbscan.h) over a uniform grid of cells a little wider than eps:
- * the points are sorted by cell, a hash of the cells' integer coordinates
- * finds the 3^dim cells around a point, one pass counts each point's
- * neighbours (up to min_samples) and a depth-first expansion with an
- * explicit stack labels the clusters in the order of their lowest-index
+ * a hash of the cells' integer coordinates gives each point its cell, the
+ * cells are put in coordinate order and the points sorted by cell, each
+ * cell gets the runs of cells around it (one sweep); one pass counts each
+ * point's neighbours (up to min_samples) and a depth-first expansion with
+ * an explicit stack labels the clusters in the order of their lowest-index
  * core point, asking the grid again instead of keeping neighbour lists.
  * Coordinates too large for the grid (relative to eps) fall back to a
  * sort on the first coordinate and a window scan.
