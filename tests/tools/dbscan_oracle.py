@@ -3,7 +3,8 @@
 
 Generates seeded cases (uniform data, gaussian blobs, integer grids with
 integer eps so that many distances are exactly eps, duplicates, collinear
-points, all scaled by powers of two or by 0.1, in 1, 2 and 3 dimensions),
+points, grids with far-away points, all scaled by powers of two or by
+0.1, in 1 to 4 dimensions),
 runs sklearn.cluster.DBSCAN(algorithm='kd_tree') on each and the C program
 tests/tools/dbscan_oracle.c on all of them in one call, and compares the
 labels point for point. Exits 1 showing the first differing case."""
@@ -76,7 +77,7 @@ KINDS = [("far", gen_far), ("uniform", gen_uniform), ("blobs", gen_blobs), ("gri
 
 def make_case(rng, nmax):
     kind, gen = KINDS[rng.randint(len(KINDS))]
-    d = int(rng.choice([1, 2, 2, 3]))
+    d = int(rng.choice([1, 2, 2, 3, 3, 4]))
     n = size(rng, nmax)
     x, eps = gen(rng, n, d)
     scale = rng.choice(["none", "pow2", "tenth"])
