@@ -717,6 +717,18 @@ static int check_finite(const double *pts, size_t m, double *maxabs)
 	return 0;
 }
 
+/* eps * eps infinite: every reduced distance, even one that overflows, is
+ * at most eps * eps. One cluster of everything, or all noise. */
+static void all_neighbours(size_t n, size_t min_samples, int32_t *labels,
+			   size_t *nclusters)
+{
+	bool all = n >= min_samples;
+
+	for (size_t i = 0; i < n; i++)
+		labels[i] = all ? 0 : -1;
+	*nclusters = all;
+}
+
 int bcn_dbscan(const double *pts, size_t n, size_t dim, double eps,
 	       size_t min_samples, int32_t *labels, size_t *nclusters)
 {
@@ -736,12 +748,7 @@ int bcn_dbscan(const double *pts, size_t n, size_t dim, double eps,
 	if (rc)
 		return rc;
 	if (isinf(eps * eps)) {
-		/* every reduced distance, even one that overflows, is at most
-		 * eps * eps: one cluster of everything, or all noise */
-		bool all = n >= min_samples;
-		for (size_t i = 0; i < n; i++)
-			labels[i] = all ? 0 : -1;
-		*nclusters = all;
+		all_neighbours(n, min_samples, labels, nclusters);
 		return 0;
 	}
 	rc = index_build(&ix, pts, n, dim, eps, maxabs);

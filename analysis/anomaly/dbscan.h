@@ -13,9 +13,11 @@
 #define BCN_DBSCAN_N_MAX ((size_t)1 << 28)
 
 /* Clusters the n points pts (row-major, n x dim doubles) with DBSCAN.
- * Two points are neighbours when their reduced distance, the sum over
- * the dimensions in order of (a[j] - b[j])^2 in double, is at most
- * eps * eps (so a distance of exactly eps counts); a point is its own
+ * Point b is a neighbour of a when scikit-learn's KDTree.query_radius(a,
+ * eps) returns it: when their reduced distance, the sum over the
+ * dimensions in order of (a[j] - b[j])^2 in double, is at most eps * eps
+ * (so a distance of exactly eps counts), and for a few pairs within some
+ * ulps of it as that tree decides (docs/dbscan.md); a point is its own
  * neighbour. A core point has at least min_samples neighbours (0 and 1
  * make every point core). Clusters are the connected groups of core
  * points, numbered 0, 1, ... in the order of their lowest-index core
