@@ -404,16 +404,12 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 			main_label = labels[i] >= 0 ? labels[i] : main_label;
 	if (main_label < 0 || !(a = malloc(sizeof(*a))))
 		return main_label < 0 ? 0 : -ENOMEM;
-	for (size_t i = 0, k = 0; i < n; i++)
-		if (labels[i] == main_label)
-			s[k++] = v[i];
-	main_med = 0;
 	{
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++)
 			if (labels[i] == main_label)
-				k++;
+				s[k++] = v[i];
 		main_med = median_of(s, k);
 	}
 	snprintf(id, sizeof(id), "%" PRIu64, r->job);
@@ -433,7 +429,7 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 			 "\"pct_of_peers\":%.1f,\"members\":%zu,\"per_node\":%s}",
 			 id, layer, v[i], main_med, pct, n,
 			 !strcmp(layer, "forward") ? "true" : "false");
-		snprintf(msg, sizeof(msg), "%s carried %.0f%% of what the other "
+		snprintf(msg, sizeof(msg), "%.80s carried %.0f%% of what the other "
 			 "%s members of this job carried (a straggler).",
 			 p->component, pct, !strcmp(layer, "forward") ?
 			 "forwarding" : "OST");
