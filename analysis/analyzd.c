@@ -34,7 +34,7 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_DETECT_CONFIG_OPTIONS(struct bcn_analyzd_config, detect),
 	BCN_ALERT_CONFIG_OPTIONS(struct bcn_analyzd_config, alert),
 	BCN_JOBCHECK_CONFIG_OPTIONS(struct bcn_analyzd_config, jobcheck),
-	{ "anomaly_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
+	{ "detect_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
 	  .max = 86400000, .def = "1h",
 	  .help = "How often the component anomaly detectors run over the "
 		  "store (each round reads anomaly_lookback); 0: never." },
@@ -379,10 +379,12 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 	BCN_NOTICE("%" PRIu64 " reports, %" PRIu64 " live, %" PRIu64 " failed, "
 		   "%" PRIu64 " partial; %" PRIu64 " jobs imported, %" PRIu64
 		   " rejected; %" PRIu64 " new anomalies, %" PRIu64 " grown; %"
-		   PRIu64 " alerts sent, %" PRIu64 " failed", st->reports,
+		   PRIu64 " jobs checked, %" PRIu64 " job anomalies; %" PRIu64
+		   " alerts sent, %" PRIu64 " failed", st->reports,
 		   st->live_reports, st->failed, st->partial, st->jobs_imported,
 		   st->jobs_rejected, st->anomalies_new, st->anomalies_grown,
-		   st->alerts_sent, st->alerts_failed);
+		   st->jobs_checked, st->job_anomalies, st->alerts_sent,
+		   st->alerts_failed);
 out:
 	bcn_buf_free(&a.json);
 	bcn_cache_close(a.cache);

@@ -4,7 +4,7 @@
  * late records have had time to arrive (settle), refreshes the reports of
  * running jobs every live_interval for the live view, stores them in the
  * job database and the report cache, and runs the anomaly detectors
- * every anomaly_interval (analysis/anomaly, docs/anomaly.md) and mails
+ * every detect_interval (analysis/anomaly, docs/anomaly.md) and mails
  * the alerts of what they find (docs/alerts.md). */
 #ifndef BCN_ANALYZD_H
 #define BCN_ANALYZD_H

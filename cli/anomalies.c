@@ -4,7 +4,7 @@
  * object per line; `beacon anomalies ack ID [--user NAME]` acknowledges
  * one; `beacon anomalies detect [--at T]` runs one round of the
  * component detectors over the record store now (beacon-analyzd does it
- * every anomaly_interval). */
+ * every detect_interval). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "analysis/anomaly/detect.h"
+#include "analysis/anomaly/jobcheck.h"
 #include "analysis/stores.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -31,6 +32,7 @@ struct an_conf {
 	struct bcn_stores_config stores;
 	struct bcn_jobdb_config db;
 	struct bcn_detect_config det;
+	struct bcn_jobcheck_config jc;         /* known keys; used by analyzd */
 	char since[BCN_TIMEFMT_IN_MAX + 1], until[BCN_TIMEFMT_IN_MAX + 1];
 	char at[BCN_TIMEFMT_IN_MAX + 1];
 	char kind[BCN_ANOMALY_KIND_MAX], state[BCN_ANOMALY_STATE_MAX];
@@ -45,6 +47,7 @@ static const struct bcn_config_opt tab[] = {
 	BCN_STORES_CONFIG_OPTIONS(struct an_conf, stores),
 	BCN_JOBDB_CONFIG_OPTIONS(struct an_conf, db),
 	BCN_DETECT_CONFIG_OPTIONS(struct an_conf, det),
+	BCN_JOBCHECK_CONFIG_OPTIONS(struct an_conf, jc),
 	{ "since", BCN_CFG_STRING, M(since),
 	  .help = "Anomalies whose window reaches T or later (epoch seconds "
 		  "or ISO 8601)." },

@@ -206,7 +206,7 @@ smtp_tls = none
 alert_from = beacon@cluster.example
 alert_to = ops@cluster.example
 alert_web_url = http://beacon.example:8080
-anomaly_interval = 0
+detect_interval = 0
 EOF
 } > "$T/alert.conf"
 for round in 1 2; do
