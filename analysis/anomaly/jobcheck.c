@@ -43,6 +43,7 @@ static double median_of(double *v, size_t n)
 /* The phases of the earlier runs, into a growing array. */
 struct hist {
 	struct bcn_jobdb_io_phase *p;
+	uint32_t *job_of;               /* which earlier run, per phase */
 	size_t n, jobs;
 };
 
@@ -62,7 +63,8 @@ static int load_history(const struct bcn_jobcheck_config *c,
 		goto out;
 	}
 	h->p = calloc((size_t)n * PHASES_PER_JOB + 1, sizeof(*h->p));
-	if (!h->p) {
+	h->job_of = calloc((size_t)n * PHASES_PER_JOB + 1, sizeof(*h->job_of));
+	if (!h->p || !h->job_of) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -74,6 +76,8 @@ static int load_history(const struct bcn_jobcheck_config *c,
 			rc = got;
 			goto out;
 		}
+		for (int k = 0; k < got; k++)
+			h->job_of[h->n + (size_t)k] = (uint32_t)h->jobs;
 		h->n += (size_t)got;
 		h->jobs += got > 0;
 	}
@@ -118,10 +122,25 @@ static int cluster(const struct bcn_jobcheck_config *c, const struct hist *h,
 			  minpts < 5 ? minpts : 5, labels, &nc);
 }
 
+/* How many earlier runs have a phase in cluster lab. */
+static size_t runs_in(const struct hist *h, const int32_t *labels, int32_t lab)
+{
+	size_t n = 0;
+	uint32_t last = UINT32_MAX;
+
+	for (size_t k = 0; k < h->n; k++)      /* phases come run by run */
+		if (labels[k] == lab && h->job_of[k] != last) {
+			last = h->job_of[k];
+			n++;
+		}
+	return n;
+}
+
 /* The median bandwidth of the cluster nearest to point i among the
- * history's clustered points. */
+ * history's clusters that hold phases of at least need earlier runs (a
+ * behaviour of the application, not of one run), 0 when there is none. */
 static double nearest_bw(const struct hist *h, const double *pts,
-			 const int32_t *labels, size_t i)
+			 const int32_t *labels, size_t i, size_t need)
 {
 	double best = INFINITY, *v;
 	int32_t lab = -1;
@@ -130,7 +149,8 @@ static double nearest_bw(const struct hist *h, const double *pts,
 	for (size_t k = 0; k < h->n; k++) {
 		double dx = pts[2 * k] - pts[2 * i], dy = pts[2 * k + 1] - pts[2 * i + 1];
 
-		if (labels[k] >= 0 && dx * dx + dy * dy < best) {
+		if (labels[k] >= 0 && dx * dx + dy * dy < best &&
+		    (labels[k] == lab || runs_in(h, labels, labels[k]) >= need)) {
 			best = dx * dx + dy * dy;
 			lab = labels[k];
 		}
@@ -251,7 +271,7 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 {
 	struct bcn_anomaly *a = malloc(sizeof(*a));
 	int64_t from = 0, to = 0;
-	size_t slow = 0, outliers = 0;
+	size_t slow = 0, outliers = 0, unlike = 0;
 	double worst = 0, ref = 0, mine = 0;
 	char msg[256], id[24];
 	int rc = 0;
@@ -265,7 +285,9 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 		if (labels[h->n + i] >= 0)
 			continue;
 		outliers++;
-		bw = nearest_bw(h, pts, labels, h->n + i);
+		bw = nearest_bw(h, pts, labels, h->n + i,
+				h->jobs / 2 > 2 ? (h->jobs + 1) / 2 : 2);
+		unlike += bw <= 0;
 		if (bw <= 0 || p->mean_bw * (double)c->slowdown_pct / 100 > bw)
 			continue;
 		if (!slow++)
@@ -276,6 +298,15 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 			ref = bw;
 			mine = p->mean_bw;
 		}
+	}
+	if (!slow && unlike) {
+		snprintf(msg, sizeof(msg), "%zu I/O phase(s) of this run are "
+			 "like no pattern its %zu earlier runs on %" PRIu64
+			 " nodes share: not judged.", unlike, h->jobs, r->nnodes);
+		snprintf(a->evidence, sizeof(a->evidence), "{\"unlike_phases\":"
+			 "%zu,\"history_jobs\":%zu}", unlike, h->jobs);
+		(void)bcn_advice_add(r, "unlike_history", "info", msg,
+				     a->evidence);
 	}
 	if (!slow)
 		goto out;
@@ -325,7 +356,7 @@ static int check_history(const struct bcn_jobcheck_config *c,
 			 struct bcn_report *r, bool store, int64_t now,
 			 struct bcn_jobcheck_result *res)
 {
-	struct hist h = { NULL, 0, 0 };
+	struct hist h = { .p = NULL };
 	double *pts = NULL;
 	int32_t *labels = NULL;
 	char msg[256], ev[128];
@@ -354,6 +385,7 @@ static int check_history(const struct bcn_jobcheck_config *c,
 		rc = slow_phases(c, dc, db, r, &h, pts, labels, store, now, res);
 out:
 	free(h.p);
+	free(h.job_of);
 	free(pts);
 	free(labels);
 	return rc;
