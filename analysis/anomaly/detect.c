@@ -285,7 +285,7 @@ static double job_sum(const struct round *r, uint64_t job, int f, size_t b0,
 	if (!(e = bcn_tally_find(&r->jobs.names, id)))
 		return 0;
 	for (size_t b = b0; b <= b1; b++)
-		s += bcn_grid_at(bcn_grid_row(&r->jobs, e->v[0]), b, f);
+		s += bcn_grid_at(&r->jobs, bcn_grid_row(&r->jobs, e->v[0]), b, f);
 	return s;
 }
 
@@ -351,8 +351,8 @@ static void name_jobs(struct round *r, struct bcn_anomaly *a, const char *fwd,
 static double bw_of(const struct round *r, const double *row, size_t b,
 		    bool fwd)
 {
-	double bytes = fwd ? bcn_grid_at(row, b, F_RD) + bcn_grid_at(row, b, F_WR)
-			   : bcn_grid_at(row, b, O_BYTES);
+	double bytes = fwd ? bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, F_RD) + bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, F_WR)
+			   : bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, O_BYTES);
 
 	return bytes / r->secs;
 }
@@ -472,8 +472,8 @@ static double fwd_service_ratio(const struct round *r, size_t i, size_t b0,
 		double proc = 0, req = 0;
 
 		for (size_t b = b0; b <= b1; b++) {
-			proc += bcn_grid_at(bcn_grid_row(g, k), b, F_PROC);
-			req += bcn_grid_at(bcn_grid_row(g, k), b, F_RWREQ);
+			proc += bcn_grid_at(g, bcn_grid_row(g, k), b, F_PROC);
+			req += bcn_grid_at(g, bcn_grid_row(g, k), b, F_RWREQ);
 		}
 		if (req <= 0)
 			continue;
@@ -617,9 +617,9 @@ static int rule_service(struct round *r)
 		for (size_t i = 0; i < g->nrows; i++) {
 			const double *row = bcn_grid_row(g, i);
 
-			if (bcn_grid_at(row, b, F_RWREQ) >= minreq)
-				v[n++] = bcn_grid_at(row, b, F_PROC) /
-					 bcn_grid_at(row, b, F_RWREQ);
+			if (bcn_grid_at(g, row, b, F_RWREQ) >= minreq)
+				v[n++] = bcn_grid_at(g, row, b, F_PROC) /
+					 bcn_grid_at(g, row, b, F_RWREQ);
 		}
 		med[b] = n >= 3 ? median(v, n) : 0;
 	}
@@ -629,8 +629,8 @@ static int rule_service(struct round *r)
 		size_t n;
 
 		for (size_t b = 0; b < g->nb; b++) {
-			double req = bcn_grid_at(row, b, F_RWREQ);
-			double svc = req > 0 ? bcn_grid_at(row, b, F_PROC) / req : 0;
+			double req = bcn_grid_at(g, row, b, F_RWREQ);
+			double svc = req > 0 ? bcn_grid_at(g, row, b, F_PROC) / req : 0;
 
 			r->state[b] = req < minreq || med[b] <= 0 ? BCN_RUN_IDLE :
 				      svc >= lim * med[b] ? BCN_RUN_FLAGGED :
@@ -645,9 +645,9 @@ static int rule_service(struct round *r)
 			for (size_t b = runs[k].first; b <= runs[k].last; b++) {
 				if (r->state[b] != BCN_RUN_FLAGGED)
 					continue;
-				mine += bcn_grid_at(row, b, F_PROC);
-				req += bcn_grid_at(row, b, F_RWREQ);
-				peers += med[b] * bcn_grid_at(row, b, F_RWREQ);
+				mine += bcn_grid_at(g, row, b, F_PROC);
+				req += bcn_grid_at(g, row, b, F_RWREQ);
+				peers += med[b] * bcn_grid_at(g, row, b, F_RWREQ);
 			}
 			init_anomaly(a, "slow_fwd", bcn_grid_name(g, i),
 				     severity_of(mine / peers, lim), mine / peers);
@@ -689,7 +689,7 @@ struct trule {
 static int flag_thrash(const struct round *r, const double *row, size_t b,
 		       double *value)
 {
-	double back = bcn_grid_at(row, b, F_BACK_RD), front = bcn_grid_at(row, b, F_RD);
+	double back = bcn_grid_at(&r->fwd, row, b, F_BACK_RD), front = bcn_grid_at(&r->fwd, row, b, F_RD);
 
 	*value = front > 0 ? back / front : back > 0 ? INFINITY : 0;
 	if (back / r->secs >= (double)r->c->thrash_min_bytes &&
@@ -701,7 +701,7 @@ static int flag_thrash(const struct round *r, const double *row, size_t b,
 static int flag_fwd_storm(const struct round *r, const double *row, size_t b,
 			  double *value)
 {
-	double m = bcn_grid_at(row, b, F_META);
+	double m = bcn_grid_at(&r->fwd, row, b, F_META);
 
 	*value = m / r->secs;
 	return *value >= (double)r->c->storm_fwd_rate ? BCN_RUN_FLAGGED :
@@ -711,7 +711,7 @@ static int flag_fwd_storm(const struct round *r, const double *row, size_t b,
 static int flag_mdt_storm(const struct round *r, const double *row, size_t b,
 			  double *value)
 {
-	double m = bcn_grid_at(row, b, M_OPS);
+	double m = bcn_grid_at(&r->mds, row, b, M_OPS);
 
 	*value = m / r->secs;
 	return *value >= (double)r->c->storm_mdt_rate ? BCN_RUN_FLAGGED :
@@ -721,9 +721,9 @@ static int flag_mdt_storm(const struct round *r, const double *row, size_t b,
 static int flag_queue(const struct round *r, const double *row, size_t b,
 		      double *value)
 {
-	double busy = bcn_grid_at(row, b, F_RWREQ) + bcn_grid_at(row, b, F_META);
+	double busy = bcn_grid_at(&r->fwd, row, b, F_RWREQ) + bcn_grid_at(&r->fwd, row, b, F_META);
 
-	*value = bcn_grid_at(row, b, F_QUEUE);
+	*value = bcn_grid_at(&r->fwd, row, b, F_QUEUE);
 	return *value >= (double)r->c->queue_high ? BCN_RUN_FLAGGED :
 	       busy > 0 ? BCN_RUN_NORMAL : BCN_RUN_IDLE;
 }
@@ -838,8 +838,8 @@ static int interference_run(struct round *r, size_t i, const struct bcn_run *run
 	char ev[256];
 
 	for (size_t b = run->first; b <= run->last; b++) {
-		bytes += bcn_grid_at(row, b, F_RD) + bcn_grid_at(row, b, F_WR);
-		qmax = fmax(qmax, bcn_grid_at(row, b, F_QUEUE));
+		bytes += bcn_grid_at(&r->fwd, row, b, F_RD) + bcn_grid_at(&r->fwd, row, b, F_WR);
+		qmax = fmax(qmax, bcn_grid_at(&r->fwd, row, b, F_QUEUE));
 	}
 	init_anomaly(a, "interference", fwd, "warning", qmax /
 		     (double)r->c->queue_high);
@@ -933,7 +933,7 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 		size_t arg = idx[0];
 
 		for (size_t k = 0; k < n; k++) {
-			double v = bcn_grid_at(bcn_grid_row(g, idx[k]), b, S_BYTES);
+			double v = bcn_grid_at(g, bcn_grid_row(g, idx[k]), b, S_BYTES);
 
 			sum += v;
 			if (v > mx) {
@@ -955,7 +955,7 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 
 		for (size_t b = runs[k].first; b <= runs[k].last; b++)
 			for (size_t j = 0; j < n; j++) {
-				double v = bcn_grid_at(bcn_grid_row(g, idx[j]), b,
+				double v = bcn_grid_at(g, bcn_grid_row(g, idx[j]), b,
 						       S_BYTES);
 
 				*(idx[j] == top ? &port : &rest) += v;
@@ -1039,12 +1039,14 @@ int bcn_detect_round(const struct bcn_detect_config *c,
 			   .secs = (double)c->bucket_ms / 1000, .err = err,
 			   .errlen = errlen };
 	struct bcn_grid *grids[] = { &r.fwd, &r.ost, &r.mds, &r.sw, &r.jobs };
+	static const size_t nfields[] = { 8, 1, 1, 1, 2 };
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	to = (to + b - 1) / b * b;
 	for (size_t i = 0; !rc && i < 5; i++)
-		rc = bcn_grid_init(grids[i], from, to, b, c->max_components);
+		rc = bcn_grid_init(grids[i], from, to, b, nfields[i],
+				   c->max_components);
 	if (rc) {
 		bcn_seterr(err, errlen, "anomaly detection: window: %s",
 			   bcn_strerror(rc));

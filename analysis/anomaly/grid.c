@@ -7,16 +7,18 @@
 #include "common/error.h"
 
 int bcn_grid_init(struct bcn_grid *g, int64_t from, int64_t to,
-		  int64_t bucket_ns, size_t max_entities)
+		  int64_t bucket_ns, size_t nfields, size_t max_entities)
 {
 	memset(g, 0, sizeof(*g));
-	if (bucket_ns <= 0 || to <= from || max_entities == 0)
+	if (bucket_ns <= 0 || to <= from || max_entities == 0 || nfields == 0 ||
+	    nfields > BCN_GRID_FIELDS_MAX)
 		return -EINVAL;
 	if ((to - from) / bucket_ns >= BCN_GRID_BUCKETS_MAX)
 		return -E2BIG;
 	g->from = from;
 	g->bucket = bucket_ns;
 	g->nb = (size_t)((to - from + bucket_ns - 1) / bucket_ns);
+	g->nf = nfields;
 	bcn_tally_init(&g->names, max_entities);
 	return 0;
 }
@@ -43,7 +45,7 @@ static int add_row(struct bcn_grid *g, size_t *idx)
 		g->rows = nr;
 		g->cap = nc;
 	}
-	row = calloc(g->nb * BCN_GRID_FIELDS, sizeof(*row));
+	row = calloc(g->nb * g->nf, sizeof(*row));
 	if (!row)
 		return -ENOMEM;
 	g->rows[g->nrows] = row;
@@ -71,7 +73,7 @@ int bcn_grid_cell(struct bcn_grid *g, const char *entity, int64_t t,
 			return rc;
 		e->v[0] = idx;
 	}
-	*cell = &g->rows[e->v[0]][b * BCN_GRID_FIELDS];
+	*cell = &g->rows[e->v[0]][b * g->nf];
 	return 0;
 }
 

@@ -11,25 +11,26 @@
 
 #include "analysis/tally.h"
 
-#define BCN_GRID_FIELDS 8
+#define BCN_GRID_FIELDS_MAX 8
 #define BCN_GRID_BUCKETS_MAX (7 * 24 * 60)     /* a week of minutes */
 
 struct bcn_grid {
 	int64_t from, bucket;           /* ns */
 	size_t nb;                      /* buckets */
+	size_t nf;                      /* fields per bucket */
 	struct bcn_tally names;         /* entity -> v[0] = row index */
-	double **rows;                  /* [row][bucket * FIELDS + field] */
+	double **rows;                  /* [row][bucket * nf + field] */
 	size_t nrows, cap;
 };
 
-/* An empty grid of the buckets [from, to) of width bucket_ns, for at most
- * max_entities entities. Returns 0, -EINVAL or -E2BIG (too many
- * buckets). */
+/* An empty grid of the buckets [from, to) of width bucket_ns, each of
+ * nfields sums (1 to BCN_GRID_FIELDS_MAX), for at most max_entities
+ * entities. Returns 0, -EINVAL or -E2BIG (too many buckets). */
 int bcn_grid_init(struct bcn_grid *g, int64_t from, int64_t to,
-		  int64_t bucket_ns, size_t max_entities);
+		  int64_t bucket_ns, size_t nfields, size_t max_entities);
 void bcn_grid_free(struct bcn_grid *g);
 
-/* The cell (BCN_GRID_FIELDS doubles) of entity at time t, its row
+/* The cell (the grid's nf doubles) of entity at time t, its row
  * created when new. Returns 0 with *cell NULL when t is outside the
  * grid, 0 with the cell, -BCN_EFULL (too many entities) or -ENOMEM. */
 int bcn_grid_cell(struct bcn_grid *g, const char *entity, int64_t t,
@@ -39,10 +40,11 @@ int bcn_grid_cell(struct bcn_grid *g, const char *entity, int64_t t,
 double *bcn_grid_row(const struct bcn_grid *g, size_t i);
 const char *bcn_grid_name(const struct bcn_grid *g, size_t i);
 
-/* Field f of bucket b of a row. */
-static inline double bcn_grid_at(const double *row, size_t b, int f)
+/* Field f of bucket b of a row of g. */
+static inline double bcn_grid_at(const struct bcn_grid *g, const double *row,
+				 size_t b, int f)
 {
-	return row[b * BCN_GRID_FIELDS + (size_t)f];
+	return row[b * g->nf + (size_t)f];
 }
 
 /* A stretch of buckets a rule flagged: first and last flagged bucket and

@@ -69,11 +69,13 @@ static void test_cells(void **state)
 	double *c, *c2;
 
 	(void)state;
-	assert_int_equal(bcn_grid_init(&g, 1000, 1000, 10, 4), -EINVAL);
-	assert_int_equal(bcn_grid_init(&g, 0, 1000, 0, 4), -EINVAL);
+	assert_int_equal(bcn_grid_init(&g, 1000, 1000, 10, 8, 4), -EINVAL);
+	assert_int_equal(bcn_grid_init(&g, 0, 1000, 0, 8, 4), -EINVAL);
+	assert_int_equal(bcn_grid_init(&g, 0, 1000, 10, 0, 4), -EINVAL);
+	assert_int_equal(bcn_grid_init(&g, 0, 1000, 10, 9, 4), -EINVAL);
 	assert_int_equal(bcn_grid_init(&g, 0, (int64_t)BCN_GRID_BUCKETS_MAX * 10,
-				       10, 4), -E2BIG);
-	assert_int_equal(bcn_grid_init(&g, 1000, 1095, 10, 2), 0);
+				       10, 8, 4), -E2BIG);
+	assert_int_equal(bcn_grid_init(&g, 1000, 1095, 10, 8, 2), 0);
 	assert_int_equal(g.nb, 10);
 	assert_int_equal(bcn_grid_cell(&g, "a", 999, &c), 0);
 	assert_null(c);
@@ -89,8 +91,8 @@ static void test_cells(void **state)
 	assert_int_equal(bcn_grid_cell(&g, "c", 1000, &c), -BCN_EFULL);
 	assert_int_equal(g.nrows, 2);
 	assert_string_equal(bcn_grid_name(&g, 1), "b");
-	assert_true(bcn_grid_at(bcn_grid_row(&g, 1), 9, 0) == 7);
-	assert_true(bcn_grid_at(bcn_grid_row(&g, 0), 0, 3) == 5);
+	assert_true(bcn_grid_at(&g, bcn_grid_row(&g, 1), 9, 0) == 7);
+	assert_true(bcn_grid_at(&g, bcn_grid_row(&g, 0), 0, 3) == 5);
 	bcn_grid_free(&g);
 }
 
