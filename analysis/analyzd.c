@@ -292,7 +292,8 @@ static void detect(struct analyzd *a, int64_t *done, int64_t to)
 	do {
 		int64_t end = *done + look < to ? *done + look : to;
 		int rc = bcn_detect_round(&a->cfg->detect, &a->store, a->db, end,
-					  now_ns(), &ds, err, sizeof(err));
+					  now_ns(), NULL, NULL, &ds, err,
+					  sizeof(err));
 
 		a->st->detect_rounds++;
 		if (rc) {

@@ -185,7 +185,8 @@ static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 	c->store.cfg.existing = true;
 	if ((rc = bcn_stores_open(&c->store.cfg, &c->stores, &st, err, ERR_MAX)))
 		return rc;
-	rc = bcn_detect_round(&c->det, &st, db, at, now_ns(), &ds, err, ERR_MAX);
+	rc = bcn_detect_round(&c->det, &st, db, at, now_ns(), NULL, NULL, &ds,
+			      err, ERR_MAX);
 	if (!rc)
 		printf("%" PRIu64 " records, %" PRIu64 " anomalies (%" PRIu64
 		       " new, %" PRIu64 " grown), %" PRIu64 " closed, %" PRIu64

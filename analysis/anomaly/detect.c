@@ -60,6 +60,8 @@ struct round {
 	struct bcn_jobdb *db;
 	struct bcn_grid fwd, ost, mds, sw, jobs;
 	struct bcn_detect_stats *st;
+	bcn_anomaly_fn *found;
+	void *found_arg;
 	int64_t now;
 	double secs;                    /* bucket length, s */
 	uint8_t *state;                 /* one row of bucket states */
@@ -298,6 +300,8 @@ static int emit(struct round *r, struct bcn_anomaly *a, const struct bcn_grid *g
 	a->from = g->from + (int64_t)run->first * g->bucket;
 	a->to = g->from + (int64_t)(run->last + 1) * g->bucket;
 	r->st->found++;
+	if (r->found)
+		r->found(r->found_arg, a);
 	if (!r->db)
 		return 0;
 	rc = bcn_jobdb_anomaly_put(r->db, a, r->c->gap_ms * NS_MS, r->now);
@@ -1030,12 +1034,13 @@ static int rules(struct round *r)
 
 int bcn_detect_round(const struct bcn_detect_config *c,
 		     const struct bcn_stores *ss, struct bcn_jobdb *db,
-		     int64_t to, int64_t now, struct bcn_detect_stats *st,
-		     char *err, size_t errlen)
+		     int64_t to, int64_t now, bcn_anomaly_fn *found, void *arg,
+		     struct bcn_detect_stats *st, char *err, size_t errlen)
 {
 	int64_t b = c->bucket_ms * NS_MS;
 	int64_t from = (to - c->lookback_ms * NS_MS) / b * b;
 	struct round r = { .c = c, .ss = ss, .db = db, .st = st, .now = now,
+			   .found = found, .found_arg = arg,
 			   .secs = (double)c->bucket_ms / 1000, .err = err,
 			   .errlen = errlen };
 	struct bcn_grid *grids[] = { &r.fwd, &r.ost, &r.mds, &r.sw, &r.jobs };

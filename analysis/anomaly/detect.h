@@ -159,14 +159,15 @@ struct bcn_detect_stats {
 
 /* One round over [to - lookback, to): reads the forward, ost, mds and
  * switch layers, applies every rule, stores what it finds (db may be
- * NULL: nothing stored, found only counted), and closes the anomalies
- * that ended more than a merge gap before the earliest bucket in which a
- * rule could still see them. now is the time stored with them. Returns
- * 0 or a negative code with err set. */
+ * NULL: nothing stored and no jobs named), calls found(arg, a) (when not
+ * NULL) for each, and closes the anomalies that ended more than a merge
+ * gap before the earliest bucket in which a rule could still see them.
+ * now is the time stored with them. Returns 0 or a negative code with
+ * err set. */
 int bcn_detect_round(const struct bcn_detect_config *c,
 		     const struct bcn_stores *ss, struct bcn_jobdb *db,
-		     int64_t to, int64_t now, struct bcn_detect_stats *st,
-		     char *err, size_t errlen);
+		     int64_t to, int64_t now, bcn_anomaly_fn *found, void *arg,
+		     struct bcn_detect_stats *st, char *err, size_t errlen);
 
 /* The jobs running at t on the compute nodes that forwarding node fwd
  * serves (the job database's map), each once with how many of its nodes
