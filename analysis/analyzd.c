@@ -20,6 +20,8 @@
 #define IDS_MAX 4096
 #define HELD_MAX 1024                   /* jobs whose report failed */
 #define HOLD_NS (600 * 1000000000ll)    /* ... tried again after this */
+#define LARGE_DETECT_NS (300 * 1000000000ll)    /* detection after a large
+						 * job, at most this often */
 
 static const char *const log_dests[] = { "stderr", "syslog", NULL };
 
@@ -83,6 +85,7 @@ struct analyzd {
 	 * a few bad ones do not take every round's batch */
 	struct { uint64_t job; int64_t until; } held[HELD_MAX];
 	size_t nheld;
+	bool large_ended;               /* a large job's final report: detect */
 };
 
 /* Whether job's report is on hold now. */
@@ -195,6 +198,8 @@ static int report_one(struct analyzd *a, uint64_t id, bool live)
 	if (!rc && !live && r->end) {
 		rc = bcn_jobcheck_run(&a->cfg->jobcheck, &a->cfg->detect, a->db,
 				      r, true, now_ns(), &jr);
+		if (r->nnodes >= a->cfg->jobcheck.straggler_nodes)
+			a->large_ended = true;
 		a->st->jobs_checked++;
 		a->st->job_anomalies += jr.anomalies;
 	}
@@ -348,6 +353,7 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 {
 	struct analyzd a = { .cfg = cfg, .st = st };
 	int64_t next_sacct = 0, next_live = 0, next_detect = 0, done = 0, t;
+	int64_t last_detect = 0;
 	int rc;
 
 	bcn_buf_init(&a.json, 64u << 20);
@@ -366,9 +372,13 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 			live_reports(&a, stop);
 			next_live = t + cfg->live_interval_ms * MS;
 		}
-		if (cfg->anomaly_interval_ms && t >= next_detect) {
+		/* hourly, and after a large job ended (at most every 5 min) */
+		if (cfg->anomaly_interval_ms && (t >= next_detect ||
+		    (a.large_ended && t >= last_detect + LARGE_DETECT_NS))) {
 			detect(&a, &done, now_ns());
 			next_detect = t + cfg->anomaly_interval_ms * MS;
+			last_detect = t;
+			a.large_ended = false;
 		}
 		if (cfg->alert.smtp_url[0])
 			alerts(&a);
