@@ -196,8 +196,8 @@ static int report_one(struct analyzd *a, uint64_t id, bool live)
 	/* a finished job: judged against its history, its neighbours and
 	 * its stragglers before the report is kept */
 	if (!rc && !live && r->end) {
-		rc = bcn_jobcheck_run(&a->cfg->jobcheck, &a->cfg->detect, a->db,
-				      r, true, now_ns(), &jr);
+		rc = bcn_jobcheck_run(&a->cfg->jobcheck, &a->cfg->detect,
+				      &a->store, a->db, r, true, now_ns(), &jr);
 		if (r->nnodes >= a->cfg->jobcheck.straggler_nodes)
 			a->large_ended = true;
 		a->st->jobs_checked++;

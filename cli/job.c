@@ -93,8 +93,8 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 	}
 	/* the history verdict, as beacon-analyzd gives it (nothing stored) */
 	if ((*rep)->end &&
-	    (rc = bcn_jobcheck_run(&c->jc, &c->det, db, *rep, false, now_ns(),
-				   &jr))) {
+	    (rc = bcn_jobcheck_run(&c->jc, &c->det, &st, db, *rep, false,
+				   now_ns(), &jr))) {
 		snprintf(err, n, "job %" PRIu64 ": checking its history: %s", id,
 			 rc == -EIO ? bcn_jobdb_error(db) : bcn_strerror(rc));
 		goto out;

@@ -211,17 +211,78 @@ static bool prone(const struct bcn_detect_config *dc, struct bcn_jobdb *db,
 	return true;
 }
 
-/* The jobs with interference-prone features behind the job's forwarding
- * nodes in [from, to), into a (accused), with the evidence. */
-static size_t aggressors(const struct bcn_detect_config *dc,
-			 struct bcn_jobdb *db, const struct bcn_report *r,
-			 int64_t from, int64_t to, struct bcn_anomaly *a,
-			 char *msg, size_t msglen)
+/* The other jobs on the job's OSTs in [from, to) (their job_stats
+ * parts), at most NEIGHBOURS_MAX, with the OST each was seen on. */
+struct ost_nb {
+	const struct bcn_report *r;
+	uint64_t jobs[NEIGHBOURS_MAX];
+	char via[NEIGHBOURS_MAX][BCN_REPORT_NAME_MAX];
+	size_t n;
+};
+
+static int ost_nb_take(void *arg, const struct bcn_record *x)
 {
+	struct ost_nb *nb = arg;
+	bool mine = false;
+
+	if (x->type != BCN_REC_OST || !x->job || x->job == nb->r->job ||
+	    nb->n >= NEIGHBOURS_MAX)
+		return 0;
+	for (size_t i = 0; i < nb->r->nparts && !mine; i++)
+		mine = !strcmp(nb->r->parts[i].layer, "ost") &&
+		       !strcmp(nb->r->parts[i].component, x->u.ost.target);
+	for (size_t i = 0; mine && i < nb->n; i++)
+		if (nb->jobs[i] == x->job)
+			return 0;
+	if (mine) {
+		snprintf(nb->via[nb->n], sizeof(nb->via[0]), "%s", x->u.ost.target);
+		nb->jobs[nb->n++] = x->job;
+	}
+	return 0;
+}
+
+/* Names job k as an accused of a when it is prone, adding the evidence
+ * and the message; returns whether it did. */
+static bool accuse(const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		   uint64_t job, const char *via, struct bcn_anomaly *a,
+		   size_t *found, char *msg, size_t msglen)
+{
+	size_t ml = strlen(msg), el = strlen(a->evidence);
+	char why[64];
+
+	for (size_t j = 0; j < a->njobs; j++)
+		if (a->jobs[j].job == job)
+			return false;
+	if (a->njobs >= BCN_ANOMALY_JOBS_MAX || !prone(dc, db, job, why, sizeof(why)))
+		return false;
+	a->jobs[a->njobs].job = job;
+	a->jobs[a->njobs++].role = BCN_ANOMALY_ACCUSED;
+	if (!(*found)++)
+		snprintf(a->component, sizeof(a->component), "%s", via);
+	if (ml + 80 < msglen)
+		snprintf(msg + ml, msglen - ml, "%s%" PRIu64 " (%s, via %.40s)",
+			 *found > 1 ? ", " : "", job, why, via);
+	if (el + 120 < sizeof(a->evidence))
+		snprintf(a->evidence + el, sizeof(a->evidence) - el, "%s{\"job\":%"
+			 PRIu64 ",\"why\":\"%s\",\"via\":\"%.64s\"}",
+			 *found > 1 ? "," : "", job, why, via);
+	return true;
+}
+
+/* The jobs with interference-prone features behind the job's forwarding
+ * nodes or on its OSTs in [from, to), into a (accused), with the
+ * evidence. */
+static size_t aggressors(const struct bcn_detect_config *dc,
+			 const struct bcn_stores *ss, struct bcn_jobdb *db,
+			 const struct bcn_report *r, int64_t from, int64_t to,
+			 struct bcn_anomaly *a, char *msg, size_t msglen)
+{
+	struct bcn_store_query q = { .layer = BCN_LAYER_OST, .from = from,
+				     .to = to, .part = BCN_STORE_PART_JOB };
 	uint64_t jobs[NEIGHBOURS_MAX];
 	uint32_t nodes[NEIGHBOURS_MAX];
-	size_t found = 0, ml = strlen(msg), el = strlen(a->evidence);
-	char why[64];
+	struct ost_nb *nb = calloc(1, sizeof(*nb));
+	size_t found = 0;
 
 	for (size_t i = 0; i < r->nparts; i++) {
 		const struct bcn_report_part *p = &r->parts[i];
@@ -231,40 +292,27 @@ static size_t aggressors(const struct bcn_detect_config *dc,
 			continue;
 		n = bcn_detect_jobs_behind(db, p->component, from + (to - from) / 2,
 					   jobs, nodes, NEIGHBOURS_MAX);
-		for (size_t k = 0; k < n && a->njobs < BCN_ANOMALY_JOBS_MAX; k++) {
-			bool dup = false;
-
-			for (size_t j = 0; j < a->njobs; j++)
-				dup |= a->jobs[j].job == jobs[k];
-			if (dup || jobs[k] == r->job ||
-			    !prone(dc, db, jobs[k], why, sizeof(why)))
-				continue;
-			a->jobs[a->njobs].job = jobs[k];
-			a->jobs[a->njobs++].role = BCN_ANOMALY_ACCUSED;
-			if (!found++)
-				snprintf(a->component, sizeof(a->component), "%s",
-					 p->component);
-			if (ml + 80 < msglen)
-				ml += (size_t)snprintf(msg + ml, msglen - ml, "%s%"
-						       PRIu64 " (%s, via %s)",
-						       found > 1 ? ", " : "",
-						       jobs[k], why, p->component);
-			if (el + 120 < sizeof(a->evidence))
-				el += (size_t)snprintf(a->evidence + el,
-						       sizeof(a->evidence) - el,
-						       "%s{\"job\":%" PRIu64 ",\"why\":"
-						       "\"%s\",\"via\":\"%s\"}",
-						       found > 1 ? "," : "", jobs[k],
-						       why, p->component);
-		}
+		for (size_t k = 0; k < n; k++)
+			if (jobs[k] != r->job)
+				(void)accuse(dc, db, jobs[k], p->component, a, &found,
+					     msg, msglen);
 	}
+	if (nb && ss) {
+		nb->r = r;
+		if (!bcn_stores_scan(ss, &q, ost_nb_take, nb))
+			for (size_t k = 0; k < nb->n; k++)
+				(void)accuse(dc, db, nb->jobs[k], nb->via[k], a,
+					     &found, msg, msglen);
+	}
+	free(nb);
 	return found;
 }
 
 /* ---- history ---- */
 
 static int slow_phases(const struct bcn_jobcheck_config *c,
-		       const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		       const struct bcn_detect_config *dc,
+		       const struct bcn_stores *ss, struct bcn_jobdb *db,
 		       struct bcn_report *r, const struct hist *h,
 		       const double *pts, const int32_t *labels, bool store,
 		       int64_t now, struct bcn_jobcheck_result *res)
@@ -338,7 +386,7 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 	snprintf(a->evidence, sizeof(a->evidence), "{\"victim\":%" PRIu64
 		 ",\"slowdown\":%.2f,\"aggressors\":[", r->job, worst);
 	snprintf(msg, sizeof(msg), "Likely aggressors: ");
-	if (aggressors(dc, db, r, from, to, a, msg, sizeof(msg))) {
+	if (aggressors(dc, ss, db, r, from, to, a, msg, sizeof(msg))) {
 		size_t el = strlen(a->evidence);
 
 		snprintf(a->evidence + el, sizeof(a->evidence) - el, "]}");
@@ -352,7 +400,8 @@ out:
 }
 
 static int check_history(const struct bcn_jobcheck_config *c,
-			 const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+			 const struct bcn_detect_config *dc,
+			 const struct bcn_stores *ss, struct bcn_jobdb *db,
 			 struct bcn_report *r, bool store, int64_t now,
 			 struct bcn_jobcheck_result *res)
 {
@@ -382,7 +431,8 @@ static int check_history(const struct bcn_jobcheck_config *c,
 		goto out;
 	}
 	if (!(rc = cluster(c, &h, r, pts, labels)))
-		rc = slow_phases(c, dc, db, r, &h, pts, labels, store, now, res);
+		rc = slow_phases(c, dc, ss, db, r, &h, pts, labels, store, now,
+				 res);
 out:
 	free(h.p);
 	free(h.job_of);
@@ -473,7 +523,8 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 }
 
 int bcn_jobcheck_run(const struct bcn_jobcheck_config *c,
-		     const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		     const struct bcn_detect_config *dc,
+		     const struct bcn_stores *ss, struct bcn_jobdb *db,
 		     struct bcn_report *r, bool store, int64_t now,
 		     struct bcn_jobcheck_result *res)
 {
@@ -482,7 +533,7 @@ int bcn_jobcheck_run(const struct bcn_jobcheck_config *c,
 	memset(res, 0, sizeof(*res));
 	if (!r->end || !r->nio_phases)
 		return 0;
-	rc = check_history(c, dc, db, r, store, now, res);
+	rc = check_history(c, dc, ss, db, r, store, now, res);
 	if (!rc && r->nnodes >= c->straggler_nodes)
 		rc = stragglers(c, dc, db, r, "forward", store, now, res);
 	if (!rc && r->nnodes >= c->straggler_nodes)

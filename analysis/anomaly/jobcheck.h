@@ -66,10 +66,12 @@ struct bcn_jobcheck_result {
 /* Checks the finished job of report r (running jobs are skipped), adds
  * its findings to r (too_little_history, slower_than_history,
  * likely_aggressors, straggler) and, with store, its anomalies to db.
- * dc gives the interference-prone thresholds and the merge gap. Returns
+ * dc gives the interference-prone thresholds and the merge gap; ss the
+ * stores the jobs sharing its OSTs are found in. Returns
  * 0 or a negative code (database, memory). */
 int bcn_jobcheck_run(const struct bcn_jobcheck_config *c,
-		     const struct bcn_detect_config *dc, struct bcn_jobdb *db,
+		     const struct bcn_detect_config *dc,
+		     const struct bcn_stores *ss, struct bcn_jobdb *db,
 		     struct bcn_report *r, bool store, int64_t now,
 		     struct bcn_jobcheck_result *res);
 
