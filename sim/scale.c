@@ -209,7 +209,8 @@ static void send_clients(struct bcn_sim_scale *x)
 	bcn_iorun_flush(&x->io);
 	x->cur_set = false;
 	/* qsort is not stable: order by node, then by position */
-	qsort(x->crec, x->ncrec, sizeof(*x->crec), by_node);
+	if (x->ncrec)
+		qsort(x->crec, x->ncrec, sizeof(*x->crec), by_node);
 	for (i = 0; i < x->ncrec; i++) {
 		const struct crec *c = &x->crec[i];
 
