@@ -223,12 +223,17 @@ int bcn_dwt_max_level(size_t n, int wavelet)
 
 static bool all_finite(const double *x, size_t n)
 {
-	double acc = 0;
+	uint64_t bad = 0;
 
-	/* x * 0 is NaN exactly for a NaN or an infinity */
-	for (size_t i = 0; i < n; i++)
-		acc += x[i] * 0.0;
-	return acc == 0;
+	/* an all-ones exponent is an infinity or a NaN; no branch, so that
+	 * the compiler vectorises the loop */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t u;
+
+		memcpy(&u, &x[i], sizeof(u));
+		bad |= (~u & UINT64_C(0x7ff0000000000000)) == 0;
+	}
+	return !bad;
 }
 
 /* ---- one level ---- */
@@ -356,10 +361,38 @@ static void synth_per(const double *c, size_t m, const double *h,
 	}
 }
 
-/* One level of synthesis into out[0..bcn_idwt_len(m)), checked args. */
+/* Both syntheses of synth_valid in one pass, out[n] = (its sum over ca)
+ * + (its sum over cd), the same rounding as the two passes over a zeroed
+ * out. */
+static void synth_valid2(const double *ca, const double *cd,
+			 const struct filt *f, double *out, size_t len)
+{
+	size_t half = f->taps / 2;
+
+	for (size_t p = 0; 2 * p < len; p++) {
+		double ae = 0, ao = 0, de = 0, dd = 0;
+
+		for (size_t i = 0; i < half; i++) {
+			ae += ca[p + i] * f->lo[2 * i + 1];
+			ao += ca[p + i] * f->lo[2 * i];
+			de += cd[p + i] * f->hi[2 * i + 1];
+			dd += cd[p + i] * f->hi[2 * i];
+		}
+		out[2 * p] = ae + de;
+		if (2 * p + 1 < len)
+			out[2 * p + 1] = ao + dd;
+	}
+}
+
+/* One level of synthesis into out[0..len), len bcn_idwt_len(m) or, outside
+ * periodization, less (its first samples); checked args. */
 static void synthesise(const double *ca, const double *cd, size_t m,
 		       const struct filt *f, int mode, double *out, size_t len)
 {
+	if (ca && cd && mode != BCN_DWT_PERIODIZATION) {
+		synth_valid2(ca, cd, f, out, len);
+		return;
+	}
 	memset(out, 0, len * sizeof(*out));
 	if (mode == BCN_DWT_PERIODIZATION) {
 		if (ca)
@@ -558,14 +591,48 @@ size_t bcn_waverec_len(const struct bcn_wavedec *d)
 	return bcn_idwt_len(d->len[d->level], d->wavelet, d->mode);
 }
 
+/* The reconstruction of d, checked by the caller, its first lim samples
+ * into out: the steps alternate in a scratch buffer, the last goes to out
+ * directly when it is all wanted or computed as a prefix (a gather), else
+ * through the scratch. */
+static int reconstruct(const struct bcn_wavedec *d, size_t big, double *out,
+		       size_t lim)
+{
+	double *buf, *dst;
+	const double *a = d->c, *cd = d->c + d->len[0];
+	struct filt f;
+
+	if (!d->level) {
+		memcpy(out, d->c, lim * sizeof(*out));
+		return 0;
+	}
+	buf = malloc(2 * big * sizeof(*buf));
+	if (!buf)
+		return -ENOMEM;
+	filt_get(d->wavelet, &f);
+	for (int i = 1; i <= d->level; i++) {
+		size_t m = d->len[i], len = bcn_idwt_len(m, d->wavelet, d->mode);
+
+		/* a one sample longer than cd loses its last (pywt) */
+		dst = buf + (i & 1) * big;
+		if (i == d->level && (lim == len || d->mode != BCN_DWT_PERIODIZATION)) {
+			dst = out;
+			len = lim;
+		}
+		synthesise(a, cd, m, &f, d->mode, dst, len);
+		a = dst;
+		cd += m;
+	}
+	if (a != out)
+		memcpy(out, a, lim * sizeof(*out));
+	free(buf);
+	return all_finite(out, lim) ? 0 : -ERANGE;
+}
+
 int bcn_waverec(const struct bcn_wavedec *d, double *out, size_t cap,
 		size_t *outlen)
 {
-	double *buf = NULL, *dst;
-	const double *a, *cd;
 	size_t len, big;
-	struct filt f;
-	int rc = 0;
 
 	if (!out || !outlen || !wavedec_ok(d, &big))
 		return -EINVAL;
@@ -575,30 +642,7 @@ int bcn_waverec(const struct bcn_wavedec *d, double *out, size_t cap,
 		return -ENOBUFS;
 	if (!all_finite(d->c, d->total))
 		return -EDOM;
-	if (!d->level) {
-		memcpy(out, d->c, len * sizeof(*out));
-		return 0;
-	}
-	buf = malloc(2 * big * sizeof(*buf));
-	if (!buf)
-		return -ENOMEM;
-	filt_get(d->wavelet, &f);
-	a = d->c;
-	cd = d->c + d->len[0];
-	for (int i = 1; i <= d->level; i++) {
-		size_t m = d->len[i];
-
-		/* a one sample longer than cd loses its last (pywt) */
-		dst = i == d->level ? out : buf + (i & 1) * big;
-		synthesise(a, cd, m, &f, d->mode, dst,
-			   bcn_idwt_len(m, d->wavelet, d->mode));
-		a = dst;
-		cd += m;
-	}
-	if (!all_finite(out, len))
-		rc = -ERANGE;
-	free(buf);
-	return rc;
+	return reconstruct(d, big, out, len);
 }
 
 /* ---- thresholds and denoising ---- */
@@ -719,8 +763,8 @@ int bcn_dwt_denoise(const double *x, size_t n,
 		    const struct bcn_dwt_denoise_opts *o, double *out)
 {
 	struct bcn_wavedec d = { 0 };
-	double *rec = NULL, t;
-	size_t len;
+	size_t big;
+	double t;
 	int rc;
 
 	if (!o || (n && (!x || !out)) || !wavelet_ok(o->wavelet) ||
@@ -740,18 +784,18 @@ int bcn_dwt_denoise(const double *x, size_t n,
 		goto out;
 	}
 	t = bcn_dwt_universal_threshold(&d);
-	rec = malloc((n + 1) * sizeof(*rec));
-	if (isnan(t) || !rec) {
+	if (isnan(t)) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	bcn_dwt_threshold(d.c + d.len[0], d.total - d.len[0], t * o->scale,
 			  o->soft);
-	rc = bcn_waverec(&d, rec, n + 1, &len);
-	if (!rc)
-		memcpy(out, rec, n * sizeof(*out));
+	if (!wavedec_ok(&d, &big) || bcn_waverec_len(&d) < n) {
+		rc = -EINVAL;   /* cannot happen: d is bcn_wavedec's */
+		goto out;
+	}
+	rc = reconstruct(&d, big, out, n);
 out:
-	free(rec);
 	bcn_wavedec_free(&d);
 	return rc;
 }

@@ -136,10 +136,15 @@ static int parse(char *line, struct ocase *c)
 		return -EINVAL;
 	if (strcmp(c->f[2], "-") && bcn_dwt_mode_parse(c->f[2], &c->mode))
 		return -EINVAL;
-	c->level = atoi(c->f[3]);
-	c->param = strtod(c->f[5], NULL);
-	c->n = strtoul(c->f[6], NULL, 10);
-	if (c->n > BCN_DWT_LEN_MAX)
+	errno = 0;
+	c->level = (int)strtol(c->f[3], &end, 10);
+	if (errno || *end || c->level < -1000 || c->level > 1000)
+		return -EINVAL;
+	c->param = strtod(c->f[5], &end);
+	if (*end)
+		return -EINVAL;
+	c->n = strtoul(c->f[6], &end, 10);
+	if (errno || *end || c->f[6][0] == '-' || c->n > BCN_DWT_LEN_MAX)
 		return -EINVAL;
 	c->v = calloc(c->n + 1, sizeof(double));
 	if (!c->v)
