@@ -21,5 +21,6 @@ int bcn_cmd_anomalies(int argc, char **argv);
 int bcn_cmd_job(int argc, char **argv);
 int bcn_cmd_top(int argc, char **argv);
 int bcn_cmd_archive(int argc, char **argv);
+int bcn_cmd_user(int argc, char **argv);
 
 #endif

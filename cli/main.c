@@ -24,6 +24,8 @@ static const struct bcn_command commands[] = {
 	{ "top", bcn_cmd_top, "the jobs doing I/O now, busiest first" },
 	{ "anomalies", bcn_cmd_anomalies,
 	  "list, acknowledge or detect anomalies" },
+	{ "user", bcn_cmd_user,
+	  "add, delete or change the web service's accounts" },
 	{ "archive", bcn_cmd_archive,
 	  "archive a job's records (second pass), or expand an archive" },
 };

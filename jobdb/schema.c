@@ -196,6 +196,29 @@ static const char *const v2[] = {
 	NULL,
 };
 
+/* Version 3: the web service's accounts and sessions (jobdb/users.h,
+ * docs/api.md): a session is kept by a hash of its token, never the
+ * token. */
+static const char *const v3[] = {
+	"CREATE TABLE IF NOT EXISTS users ("
+	" name VARCHAR(64) NOT NULL PRIMARY KEY,"
+	" role VARCHAR(16) NOT NULL,"
+	" password_hash VARCHAR(128) NOT NULL,"
+	" created_ns BIGINT NOT NULL,"
+	" disabled TINYINT NOT NULL DEFAULT 0"
+	") ENGINE=InnoDB DEFAULT CHARSET=ascii COLLATE=ascii_bin",
+	"CREATE TABLE IF NOT EXISTS sessions ("
+	" token_hash CHAR(64) NOT NULL PRIMARY KEY,"
+	" user VARCHAR(64) NOT NULL,"
+	" csrf CHAR(64) NOT NULL,"
+	" created_ns BIGINT NOT NULL,"
+	" expires_ns BIGINT NOT NULL,"
+	" last_seen_ns BIGINT NOT NULL,"
+	" KEY by_user (user), KEY by_expiry (expires_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=ascii COLLATE=ascii_bin",
+	NULL,
+};
+
 const char *const *const bcn_jobdb_migrations[BCN_JOBDB_SCHEMA_MAX + 1] = {
-	NULL, v1, v2,
+	NULL, v1, v2, v3,
 };
