@@ -1,0 +1,179 @@
+/* /api/v1/jobs (search) and /api/v1/jobs/ID (the per-job report, as
+ * `beacon job ID --json` prints it), under the access rules: a user's
+ * search is always of their own jobs, whatever user= says, and another
+ * user's job is 404, as a job that does not exist (its existence is not
+ * told). The report comes from the Redis cache when it holds it
+ * (X-Beacon-Cache: hit), else it is computed and cached (miss). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/timefmt.h"
+#include "web/access.h"
+#include "web/web_int.h"
+
+#define DAY_NS (86400ll * 1000000000ll)
+
+struct listing {
+	struct bcn_buf *out;
+	uint64_t n;
+};
+
+static void iso(int64_t ns, char *out, size_t n)
+{
+	if (!ns || bcn_timefmt_format(ns, out, n))
+		snprintf(out, n, "null");
+}
+
+static int job_json(void *arg, const struct bcn_job *j,
+		    const struct bcn_jobdb_usage *u)
+{
+	char start[BCN_TIMEFMT_OUT_MAX + 2], end[BCN_TIMEFMT_OUT_MAX + 2];
+	struct listing *l = arg;
+	struct bcn_buf *b = l->out;
+	int rc;
+
+	iso(j->start, start, sizeof(start));
+	iso(j->end, end, sizeof(end));
+	rc = bcn_buf_printf(b, "%s{\"job\":%" PRIu64 ",\"user\":",
+			    l->n ? "," : "", j->id);
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, j->user);
+	if (!rc)
+		rc = bcn_buf_adds(b, ",\"name\":");
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, j->name);
+	if (!rc)
+		rc = bcn_buf_adds(b, ",\"nodelist\":");
+	if (!rc)
+		rc = bcn_buf_add_json_str(b, j->nodelist);
+	if (!rc)
+		rc = bcn_buf_printf(b, ",\"nnodes\":%" PRIu64 ",\"start\":%s%s%s,"
+				    "\"end\":%s%s%s,\"state\":\"%s\"", j->nnodes,
+				    j->start ? "\"" : "", start,
+				    j->start ? "\"" : "", j->end ? "\"" : "",
+				    end, j->end ? "\"" : "",
+				    bcn_job_state_name(j->state));
+	if (!rc && u)
+		rc = bcn_buf_printf(b, ",\"read_bytes\":%" PRIu64 ",\"write_bytes\""
+				    ":%" PRIu64 ",\"mode\":\"%s\"", u->read_bytes,
+				    u->write_bytes, u->mode);
+	if (!rc)
+		rc = bcn_buf_adds(b, "}");
+	l->n++;
+	return rc;
+}
+
+/* The search's filter from the query; 0 or -EINVAL with p set. */
+static int filter(struct bcn_web_req *q, struct bcn_web_resp *p,
+		  struct bcn_jobdb_filter *f)
+{
+	const struct bcn_web_config *c = q->w->cfg;
+	const char *state, *user;
+	int64_t from, to;
+
+	if (bcn_web_param_range(q, p, 7 * DAY_NS, c->range_max_ms * 1000000,
+				&from, &to) ||
+	    bcn_web_param_word(q, p, "user", BCN_USER_NAME_MAX, &user) ||
+	    bcn_web_param_word(q, p, "state", 16, &state) ||
+	    bcn_web_param_word(q, p, "mode", 8, &f->mode) ||
+	    bcn_web_param_u64(q, p, "min_bytes", 0, 0, UINT64_MAX,
+			      &f->min_bytes) ||
+	    bcn_web_param_u64(q, p, "limit", 100, 1, c->page_max, &f->limit) ||
+	    bcn_web_param_u64(q, p, "offset", 0, 0, 1000000, &f->offset))
+		return -EINVAL;
+	f->since = from;
+	f->until = to;
+	f->state = -1;
+	if (state[0] && (f->state = bcn_job_state_parse(state,
+							strlen(state))) < 0) {
+		bcn_web_error(p, 400, "unknown job state", "state");
+		return -EINVAL;
+	}
+	if (f->mode[0] && strcmp(f->mode, "N-N") && strcmp(f->mode, "N-1") &&
+	    strcmp(f->mode, "N-M") && strcmp(f->mode, "1-1") &&
+	    strcmp(f->mode, "mixed") && strcmp(f->mode, "none")) {
+		bcn_web_error(p, 400, "unknown I/O mode", "mode");
+		return -EINVAL;
+	}
+	/* a user searches their own jobs only */
+	f->user = q->who.role == BCN_ROLE_ADMIN ? user : q->who.user;
+	return 0;
+}
+
+int bcn_web_jobs(struct bcn_web_req *q, struct bcn_web_resp *p)
+{
+	struct bcn_jobdb_filter f;
+	struct listing l = { &p->body, 0 };
+	int rc;
+
+	memset(&f, 0, sizeof(f));
+	if (filter(q, p, &f))
+		return 0;
+	rc = bcn_buf_adds(&p->body, "{\"jobs\":[");
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&q->w->lock);
+	rc = bcn_jobdb_list_jobs(q->w->db, &f, job_json, &l);
+	pthread_mutex_unlock(&q->w->lock);
+	if (!rc)
+		rc = bcn_buf_printf(&p->body, "],\"count\":%" PRIu64 ",\"limit\":"
+				    "%" PRIu64 ",\"offset\":%" PRIu64 "}", l.n,
+				    f.limit, f.offset);
+	return rc;
+}
+
+/* Computes the report of job into p and caches it; under w->lock. */
+static int compute(struct bcn_web_req *q, struct bcn_web_resp *p,
+		   uint64_t job)
+{
+	struct bcn_web *w = q->w;
+	struct bcn_report *rep = NULL;
+	int rc;
+
+	rc = bcn_report_compute(&w->st, w->db, job, bcn_web_now(),
+				&w->cfg->rc, &rep);
+	if (rc == -ENOENT)
+		return bcn_web_error(p, 404, "no such job", NULL);
+	if (!rc)
+		rc = bcn_report_to_json(rep, false, &p->body);
+	if (!rc && w->cache) {
+		struct bcn_buf c;
+
+		bcn_buf_init(&c, BCN_WEB_OUT_MAX);
+		if (!bcn_report_to_json(rep, true, &c))
+			(void)bcn_cache_put(w->cache, job, (const char *)c.data,
+					    c.len);
+		bcn_buf_free(&c);
+	}
+	bcn_report_free(rep);
+	return rc;
+}
+
+int bcn_web_job(struct bcn_web_req *q, struct bcn_web_resp *p)
+{
+	struct bcn_web *w = q->w;
+	int rc;
+
+	pthread_mutex_lock(&w->lock);
+	rc = bcn_web_may_see_job(q, q->id);
+	if (rc == 0) {
+		rc = bcn_web_error(p, 404, "no such job", NULL);
+		goto out;
+	}
+	if (rc < 0)
+		goto out;
+	p->cache = "miss";
+	if (w->cache && bcn_cache_get(w->cache, q->id, &p->body) == 1) {
+		p->cache = "hit";
+		rc = 0;
+		goto out;
+	}
+	bcn_buf_reset(&p->body);
+	rc = compute(q, p, q->id);
+out:
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
