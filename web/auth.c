@@ -15,6 +15,9 @@
 #define NS ((int64_t)1000000000)
 #define EXPIRE_EVERY_NS (60 * NS)
 #define FIELD_MAX (BCN_USER_PASSWORD_MAX + 1)
+/* an address (a whole site behind NAT, perhaps) gets this many times a
+ * user's failures */
+#define ADDR_FACTOR 4
 
 static int64_t last_expiry;
 
@@ -24,9 +27,11 @@ int bcn_web_auth_init(struct bcn_web *w)
 	unsigned char rnd[16];
 	char pw[33];
 
-	w->rl = bcn_ratelimit_new(c->login_table, c->login_attempts,
-				  c->login_window_ms * 1000000);
-	if (!w->rl)
+	w->rl_user = bcn_ratelimit_new(c->login_table, c->login_attempts,
+				       c->login_window_ms * 1000000);
+	w->rl_addr = bcn_ratelimit_new(c->login_table, c->login_attempts *
+				       ADDR_FACTOR, c->login_window_ms * 1000000);
+	if (!w->rl_user || !w->rl_addr)
 		return -ENOMEM;
 	/* a hash no password matches, checked for unknown users so that
 	 * they take as long as known ones */
@@ -37,8 +42,9 @@ int bcn_web_auth_init(struct bcn_web *w)
 
 void bcn_web_auth_fini(struct bcn_web *w)
 {
-	bcn_ratelimit_free(w->rl);
-	w->rl = NULL;
+	bcn_ratelimit_free(w->rl_user);
+	bcn_ratelimit_free(w->rl_addr);
+	w->rl_user = w->rl_addr = NULL;
 }
 
 void bcn_web_auth_tick(struct bcn_web *w)
@@ -264,8 +270,8 @@ static bool limited(struct bcn_web_req *q, struct bcn_web_resp *p,
 
 	snprintf(ku, sizeof(ku), "u:%s", user);
 	snprintf(ka, sizeof(ka), "a:%s", q->peer);
-	wu = bcn_ratelimit_blocked(q->w->rl, ku, now);
-	wa = bcn_ratelimit_blocked(q->w->rl, ka, now);
+	wu = bcn_ratelimit_blocked(q->w->rl_user, ku, now);
+	wa = bcn_ratelimit_blocked(q->w->rl_addr, ka, now);
 	if (!wu && !wa)
 		return false;
 	p->retry_after_s = ((wu > wa ? wu : wa) + NS - 1) / NS;
@@ -279,9 +285,9 @@ static void failed(struct bcn_web_req *q, const char *user, int64_t now)
 	char k[BCN_RATELIMIT_KEY_MAX];
 
 	snprintf(k, sizeof(k), "u:%s", user);
-	bcn_ratelimit_fail(q->w->rl, k, now);
+	bcn_ratelimit_fail(q->w->rl_user, k, now);
 	snprintf(k, sizeof(k), "a:%s", q->peer);
-	bcn_ratelimit_fail(q->w->rl, k, now);
+	bcn_ratelimit_fail(q->w->rl_addr, k, now);
 	pthread_mutex_lock(&q->w->lock);
 	bcn_complain(&q->w->peer_log, BCN_LOG_NOTICE, "failed log-in as '%s' "
 		     "from %s", user, q->peer);

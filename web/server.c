@@ -76,8 +76,9 @@ static void add_headers(struct MHD_Response *r, const struct bcn_web_resp *p,
 	}
 }
 
+/* MHD leaves the body out of a HEAD answer itself. */
 static enum MHD_Result send_resp(struct MHD_Connection *c,
-				 struct bcn_web_resp *p, bool api, bool head)
+				 struct bcn_web_resp *p, bool api)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -85,7 +86,7 @@ static enum MHD_Result send_resp(struct MHD_Connection *c,
 
 	if (p->body.len && bcn_web_accepts_gzip(c))
 		gz = bcn_web_gzip(&p->body) == 1;
-	r = MHD_create_response_from_buffer(head ? 0 : p->body.len,
+	r = MHD_create_response_from_buffer(p->body.len,
 					    p->body.data,
 					    MHD_RESPMEM_MUST_COPY);
 	if (!r)
@@ -105,7 +106,7 @@ static enum MHD_Result reply_error(struct MHD_Connection *c, unsigned status,
 	memset(&p, 0, sizeof(p));
 	bcn_buf_init(&p.body, 4096);
 	bcn_web_error(&p, status, msg, param);
-	ret = send_resp(c, &p, true, false);
+	ret = send_resp(c, &p, true);
 	bcn_buf_free(&p.body);
 	return ret;
 }
@@ -155,7 +156,7 @@ static enum MHD_Result serve(struct bcn_web *w, struct MHD_Connection *c,
 		bcn_buf_reset(&p.body);
 		bcn_web_error(&p, 500, "internal error", NULL);
 	}
-	ret = send_resp(c, &p, api, !strcmp(method, "HEAD"));
+	ret = send_resp(c, &p, api);
 	bcn_buf_free(&p.body);
 	sodium_memzero(pe->body.data, pe->body.cap);
 	return ret;

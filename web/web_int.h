@@ -27,7 +27,8 @@ struct bcn_web {
 	struct bcn_jobdb *db;
 	struct bcn_stores st;
 	struct bcn_cache *cache;
-	struct bcn_ratelimit *rl;       /* its own lock */
+	struct bcn_ratelimit *rl_user;  /* failed log-ins per user, and */
+	struct bcn_ratelimit *rl_addr;  /* per address (own locks) */
 	char dummy_hash[BCN_USER_HASH_MAX];
 	struct MHD_Daemon *d;
 	struct bcn_complain peer_log;   /* peer-triggered messages */

@@ -26,7 +26,7 @@ TICKS=40
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP; bcn_alloc_port WP
+bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP; bcn_alloc_port WP; bcn_alloc_port TP
 bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
 bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
 cat > "$T/logsrv.conf" <<EOF
@@ -131,4 +131,27 @@ grep -q "unknown key" "$T/bad.out" || fail "unknown key: $(cat "$T/bad.out")"
 
 python3 "$BCN_SRC/tests/integration/web_api_client.py" "$T" "$WP" || fail "the API checks failed"
 kill -0 "$WPID" || fail "beacon-web died"
+
+# HTTPS (GnuTLS) with a trusted front proxy's user header
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -days 1 \
+	-keyout "$T/tls.key" -out "$T/tls.crt" > "$T/openssl.log" 2>&1 || fail "openssl"
+sed -e "s/^web_listen = .*/web_listen = 127.0.0.1:$TP/" "$T/web.conf" > "$T/webtls.conf"
+printf 'web_tls_cert = %s\nweb_tls_key = %s\nweb_trust_remote_user = yes\nweb_trusted_proxy = 127.0.0.1\n' \
+	"$T/tls.crt" "$T/tls.key" >> "$T/webtls.conf"
+"$WEB" --config "$T/webtls.conf" >> "$T/webtls.log" 2>&1 &
+TPID=$!; BCN_PIDS+=("$TPID")
+bcn_wait_port "$TP" "$TPID" 300 || fail "beacon-web (TLS) did not listen"
+out=$(curl -s --cacert "$T/tls.crt" -H 'X-Remote-User: user08' "https://127.0.0.1:$TP/api/v1/me")
+[ "$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["user"])')" = user08 ] ||
+	fail "HTTPS with the proxy's header: $out"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/tls.crt" "https://127.0.0.1:$TP/api/v1/jobs")
+[ "$code" = 401 ] || fail "HTTPS without a user: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --interface 127.0.0.2 --cacert "$T/tls.crt" \
+	-H 'X-Remote-User: admin' "https://127.0.0.1:$TP/api/v1/jobs")
+[ "$code" = 401 ] || fail "the header from an untrusted address: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$T/tls.crt" -X POST \
+	-H 'X-Remote-User: admin' "https://127.0.0.1:$TP/api/v1/anomalies/1/ack")
+[ "$code" = 403 ] || fail "a proxied POST without X-CSRF-Token: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$TP/api/v1/openapi.json") || true
+[ "$code" != 200 ] || fail "plain HTTP on the TLS port"
 echo "web_api: ok"

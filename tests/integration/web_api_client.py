@@ -22,14 +22,15 @@ def check(cond, what):
         print("FAIL:", what, file=sys.stderr)
 
 
-def req(method, path, body=None, headers=None, who=None):
+def req(method, path, body=None, headers=None, who=None, src="127.0.0.1"):
     """(status, headers dict, parsed JSON or raw bytes)."""
     h = dict(headers or {})
     if who:
         h["Cookie"] = "beacon_session=" + who["token"]
         if method in ("POST", "DELETE") and "X-CSRF-Token" not in h:
             h["X-CSRF-Token"] = who["csrf"]
-    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+    c = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30,
+                                   source_address=(src, 0))
     if isinstance(body, (dict, list)):
         body = json.dumps(body)
         h.setdefault("Content-Type", "application/json")
@@ -264,6 +265,18 @@ st, hd, js = req("POST", "/api/v1/login", {"user": "user16", "password": pw})
 check(st == 429 and int(hd.get("retry-after", "0")) > 0, "the right password while limited: %d" % st)
 st, _, js = req("GET", "/api/v1/me", who=b)
 check(st == 200, "an existing session still works: %d" % st)
+st, _, js = req("POST", "/api/v1/login", {"user": "user08",
+                                          "password": open("%s/pw.user08" % T).read().strip()})
+check(st == 200, "another user from the same address: %d" % st)
+# an address gets 4 times a user's failures, whatever the names
+codes = [req("POST", "/api/v1/login", {"user": "nobody%d" % i, "password": "wrong-password"},
+             src="127.0.0.2")[0] for i in range(13)]
+check(codes[:12] == [401] * 12 and codes[12] == 429, "per-address limit: %r" % codes)
+st, _, js = req("POST", "/api/v1/login", {"user": "user08", "password": "x" * 8}, src="127.0.0.3")
+check(st == 401, "other addresses are not limited: %d" % st)
+# the proxy's header is ignored unless configured
+st, _, js = req("GET", "/api/v1/me", headers={"X-Remote-User": "admin"})
+check(st == 401, "X-Remote-User honoured by default: %d" % st)
 
 # --- log out ----------------------------------------------------------------
 st, _, js = req("POST", "/api/v1/logout", who=b, headers={"X-CSRF-Token": "0" * 64})
@@ -293,6 +306,30 @@ for s_ in idle:
 slow.close()
 st, _, js = req("GET", "/api/v1/me", who=a)
 check(st == 200, "served after the idle clients: %d" % st)
+# a thousand connections from one address: those beyond its limit are
+# closed at once, and other addresses are served meanwhile
+flood = []
+for _ in range(1000):
+    try:
+        flood.append(socket.create_connection(("127.0.0.1", PORT), timeout=5))
+    except OSError:
+        pass
+t0 = time.time()
+st, _, js = req("GET", "/api/v1/me", who=a, src="127.0.0.4")
+check(st == 200 and time.time() - t0 < 2, "served during a flood of idle connections: %d" % st)
+closed = 0
+for s_ in flood[100:200]:
+    s_.settimeout(0.2)
+    try:
+        closed += s_.recv(1) == b""
+    except (socket.timeout, ConnectionResetError):
+        closed += 0
+check(closed >= 90, "connections beyond the per-address limit left open: %d of 100 closed" % closed)
+for s_ in flood:
+    s_.close()
+time.sleep(0.5)
+st, _, js = req("GET", "/api/v1/me", who=a)
+check(st == 200, "served after the flood: %d" % st)
 
 if bad:
     print("%d failures" % len(bad), file=sys.stderr)
