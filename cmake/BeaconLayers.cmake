@@ -13,7 +13,7 @@
 #   beacon_proto      proto/                record model, frame codec, auth
 #   beacon_delivery   delivery/             protocol session, sender, shard map
 #   beacon_collector  collectors/runtime/   collector loop, counters, follow
-#   collectors, store, logsrv, sim, cli     (each above what it links)
+#   collectors, store, logsrv, sim, web, cli (each above what it links)
 
 # bcn_include_root(TARGET DIR...): makes "DIR/<file>.h" includable by
 # TARGET's sources and, for a library, by every target that links it.
