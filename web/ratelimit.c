@@ -58,7 +58,8 @@ static struct entry *find(struct bcn_ratelimit *rl, const char *key,
 
 		if (e->used && now - e->start >= rl->window)
 			e->used = false;        /* its window is over */
-		if (e->used && !strcmp(e->key, key))
+		/* keys are kept cut to the table's size */
+		if (e->used && !strncmp(e->key, key, sizeof(e->key) - 1))
 			return e;
 		if (!victim || !e->used ||
 		    (victim->used && e->start < victim->start))
