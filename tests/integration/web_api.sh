@@ -91,6 +91,16 @@ EOF
 # the web service computes and caches reports itself: start from none
 bcn_redis "$RP" --scan --pattern 'beacon:report:*' | while read -r k; do bcn_redis "$RP" DEL "$k" > /dev/null; done
 
+# one anomaly naming a job of user16 and one naming a job of user08
+for u in user16 user08; do
+	bcn_mariadb "$T/db" -e "INSERT INTO anomalies (kind, component, from_ns, to_ns,
+		severity, evidence, detected_ns, updated_ns) SELECT 'slow_ost', 'simfs-OST0000',
+		start_ns, end_ns, 'warning', '{}', end_ns, end_ns FROM jobs WHERE user = '$u'
+		ORDER BY id LIMIT 1;
+		INSERT INTO anomaly_jobs (anomaly, job, role) SELECT LAST_INSERT_ID(), id,
+		'affected' FROM jobs WHERE user = '$u' ORDER BY id LIMIT 1;" || fail "anomaly of $u"
+done
+
 # accounts: passwords from files, never on the command line
 for u in admin:admin user08:user user16:user; do
 	name=${u%%:*}

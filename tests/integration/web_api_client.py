@@ -187,6 +187,13 @@ allowed_ost = {o["target"] for j in mine
                for o in req("GET", "/api/v1/jobs/%d" % j["job"], who=a)[2].get("osts", [])}
 check({x["entity"] for x in ovu.get("ost", [])} <= allowed_ost,
       "user overview shows OSTs of no job of theirs: %r" % ovu.get("ost"))
+check(ovu.get("ost") or ovu.get("forward"), "user overview of their own job is empty: %r" % ovu)
+fwd = rj.get("forwarding", [])
+check(fwd, "the report names no forwarding node")
+for f_ in fwd[:1]:
+    st, _, js = req("GET", "/api/v1/series?layer=forward&entity=%s&from=%d&to=%d&step=5s"
+                    % (f_["node"], s, e), who=a)
+    check(st == 200 and js.get("points"), "series of the job's forwarding node: %d %r" % (st, str(js)[:200]))
 st, _, ovl = req("GET", "/api/v1/overview?to=%d&window=20s" % (s - 1800), who=a)
 check(st == 200 and not ovl["ost"] and not ovl["forward"], "user overview outside their jobs: %r" % ovl)
 st, _, js = req("GET", "/api/v1/overview?window=2d", who=admin)
@@ -202,8 +209,20 @@ st, _, js = req("GET", "/api/v1/heatmap?layer=switch", who=admin)
 check(st == 400 and js.get("param") == "layer", "heatmap layer: %r" % js)
 
 # --- anomalies, CSRF ------------------------------------------------------
+st, _, js = req("GET", "/api/v1/anomalies", who=admin)
+check(st == 200 and js["count"] == 2, "admin anomalies: %r" % js)
+ids = {x["id"]: x for x in js.get("anomalies", [])}
+mine_ids = {j["job"] for j in mine}
 st, _, js = req("GET", "/api/v1/anomalies", who=a)
-check(st == 200 and "anomalies" in js, "anomalies: %d" % st)
+check(st == 200 and js["count"] == 1 and set(js["anomalies"][0]["jobs"]) <= mine_ids,
+      "user08's anomalies: %r" % js)
+st, _, js = req("GET", "/api/v1/anomalies?job=%d" % bid, who=a)
+check(st == 200 and js["count"] == 0, "user08 asking for user16's job's anomalies: %r" % js)
+st, _, js = req("GET", "/api/v1/anomalies?state=open&kind=slow_ost&limit=5", who=admin)
+check(st == 200 and js["count"] == 2, "anomaly filters: %r" % js)
+for qs, param in (("kind=a%20b", "kind"), ("limit=100000", "limit"), ("job=x", "job")):
+    st, _, js = req("GET", "/api/v1/anomalies?" + qs, who=admin)
+    check(st == 400 and js.get("param") == param, "anomalies?%s: %d %r" % (qs, st, js))
 st, _, js = req("POST", "/api/v1/anomalies/1/ack", who=a)
 check(st == 403, "a user acknowledging: %d" % st)
 st, _, js = req("POST", "/api/v1/anomalies/1/ack", who=admin, headers={"X-CSRF-Token": ""})
@@ -212,6 +231,13 @@ st, _, js = req("POST", "/api/v1/anomalies/1/ack", who=admin, headers={"X-CSRF-T
 check(st == 403, "ack with another session's CSRF token: %d" % st)
 st, _, js = req("POST", "/api/v1/anomalies/999/ack", who=admin)
 check(st == 404, "ack of no anomaly (with CSRF): %d %r" % (st, js))
+aid = min(ids) if ids else 1
+st, _, js = req("POST", "/api/v1/anomalies/%d/ack" % aid, who=admin)
+check(st == 200 and js.get("acked_by") == "admin", "ack: %d %r" % (st, js))
+st, _, js = req("GET", "/api/v1/anomalies?state=acknowledged", who=admin)
+check(st == 200 and js["count"] == 1 and js["anomalies"][0]["id"] == aid, "acknowledged: %r" % js)
+st, _, js = req("POST", "/api/v1/anomalies/%d/ack" % aid, who=admin)
+check(st == 404, "a second ack: %d" % st)
 
 # --- gzip -----------------------------------------------------------------
 st, hd, js = req("GET", "/api/v1/openapi.json", headers={"Accept-Encoding": "gzip"})
