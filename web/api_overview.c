@@ -20,6 +20,7 @@
 #define NS ((int64_t)1000000000)
 #define HOUR_NS (3600 * NS)
 #define COMPONENTS_MAX 4096
+#define SLOTS (2 * COMPONENTS_MAX)     /* open addressing, power of 2 */
 #define NAME_MAX_ 256
 
 struct comp {
@@ -33,6 +34,7 @@ struct table {
 	const struct bcn_web_scope *scope;
 	bool fwd_nodes;                 /* forward: request records only */
 	struct comp *c;
+	uint16_t slot[SLOTS];            /* index + 1 into c, 0: empty */
 	size_t n;
 	int64_t from;
 	size_t hours;                   /* heatmap: > 0 */
@@ -40,21 +42,32 @@ struct table {
 	bool full;
 };
 
+static size_t hash(const char *s)
+{
+	size_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
 static struct comp *lookup(struct table *t, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)       /* small: scan */
-		if (!strcmp(t->c[i].name, name))
-			return &t->c[i];
+	size_t k = hash(name) & (SLOTS - 1);
+	struct comp *c;
+
+	for (; t->slot[k]; k = (k + 1) & (SLOTS - 1))
+		if (!strcmp(t->c[t->slot[k] - 1].name, name))
+			return &t->c[t->slot[k] - 1];
 	if (t->n >= COMPONENTS_MAX) {
 		t->full = true;
 		return NULL;
 	}
-	struct comp *c = &t->c[t->n];
-
+	c = &t->c[t->n];
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	if (t->hours && !(c->peak = calloc(t->hours, sizeof(double))))
 		return NULL;
-	t->n++;
+	t->slot[k] = (uint16_t)(++t->n);
 	return c;
 }
 

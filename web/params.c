@@ -35,12 +35,28 @@ const char *bcn_web_param(const struct bcn_web_req *q, const char *name)
 					   name);
 }
 
+#define PARAMS_MAX 32             /* parameters of one request */
+
 struct check {
 	const char *const *allowed;
 	size_t max;
 	const char *bad;
 	const char *why;
+	const char *seen[PARAMS_MAX];
+	size_t n;
 };
+
+/* Whether key came before (a repeated parameter is refused: which of
+ * the two would count is no good question to leave open). */
+static bool repeated(struct check *c, const char *key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->seen[i], key))
+			return true;
+	if (c->n < PARAMS_MAX)
+		c->seen[c->n++] = key;
+	return false;
+}
 
 static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind,
 				 const char *key, const char *value)
@@ -53,6 +69,8 @@ static enum MHD_Result check_one(void *cls, enum MHD_ValueKind kind,
 		a++;
 	if (!a || !*a) {
 		c->why = "unknown parameter";
+	} else if (repeated(c, key)) {
+		c->why = "repeated parameter";
 	} else if (value && strlen(value) > c->max) {
 		c->why = "parameter too long";
 	} else {
@@ -70,7 +88,7 @@ int bcn_web_params_check(struct bcn_web_req *q, const char *const *allowed,
 			 struct bcn_web_resp *p)
 {
 	static __thread char name[64];
-	struct check c = { allowed, q->w->cfg->param_max, NULL, NULL };
+	struct check c = { .allowed = allowed, .max = q->w->cfg->param_max };
 
 	MHD_get_connection_values(q->conn, MHD_GET_ARGUMENT_KIND, check_one, &c);
 	if (!c.why)

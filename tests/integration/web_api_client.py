@@ -141,7 +141,7 @@ check(st == 200 and js.get("user") == "user16", "admin reads user16's job: %d" %
 for q, param in (("limit=0", "limit"), ("limit=abc", "limit"), ("from=yesterday", "from"),
                  ("to=1", "to"), ("mode=N-2", "mode"), ("offset=-1", "offset"),
                  ("state=NOPE", "state"), ("bogus=1", "bogus"), ("user=a%27b", "user"),
-                 ("from=0&to=2000000000", "from"), ("limit=" + "9" * 300, "limit")):
+                 ("from=0&to=2000000000", "from"), ("limit=1&limit=5000", "limit"), ("limit=" + "9" * 300, "limit")):
     st, _, js = req("GET", "/api/v1/jobs?" + q, who=admin)
     check(st == 400 and js.get("param") == param, "jobs?%s: %d %r" % (q[:40], st, js))
 
