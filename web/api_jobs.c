@@ -131,12 +131,18 @@ static int compute(struct bcn_web_req *q, struct bcn_web_resp *p,
 {
 	struct bcn_web *w = q->w;
 	struct bcn_report *rep = NULL;
+	struct bcn_jobcheck_result jr;
 	int rc;
 
 	rc = bcn_report_compute(&w->st, w->db, job, bcn_web_now(),
 				&w->cfg->rc, &rep);
 	if (rc == -ENOENT)
 		return bcn_web_error(p, 404, "no such job", NULL);
+	/* the history verdict, as beacon-analyzd and `beacon job` give it
+	 * (nothing stored) */
+	if (!rc && rep->end)
+		rc = bcn_jobcheck_run(&w->cfg->jc, &w->cfg->det, &w->st, w->db,
+				      rep, false, bcn_web_now(), &jr);
 	if (!rc)
 		rc = bcn_report_to_json(rep, false, &p->body);
 	if (!rc && w->cache) {

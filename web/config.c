@@ -86,5 +86,7 @@ const struct bcn_config_opt bcn_web_options[] = {
 	BCN_CACHE_CONFIG_OPTIONS(T, cache),
 	BCN_REPORT_CONFIG_OPTIONS(T, rc),
 	BCN_ADVICE_CONFIG_OPTIONS(T, rc.advice),
+	BCN_DETECT_CONFIG_OPTIONS(T, det),
+	BCN_JOBCHECK_CONFIG_OPTIONS(T, jc),
 	{ .name = NULL }
 };

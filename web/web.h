@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analysis/anomaly/detect.h"
+#include "analysis/anomaly/jobcheck.h"
 #include "analysis/cache.h"
 #include "analysis/report.h"
 #include "analysis/stores.h"
@@ -49,6 +51,8 @@ struct bcn_web_config {
 	struct bcn_jobdb_config db;
 	struct bcn_cache_config cache;
 	struct bcn_report_config rc;
+	struct bcn_detect_config det;   /* the history verdict of a report */
+	struct bcn_jobcheck_config jc;
 };
 
 extern const struct bcn_config_opt bcn_web_options[];

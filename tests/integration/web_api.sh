@@ -139,7 +139,10 @@ echo "bad_key = 1" >> "$T/bad.conf"
 "$WEB" --config "$T/bad.conf" > "$T/bad.out" 2>&1 && fail "an unknown key was accepted"
 grep -q "unknown key" "$T/bad.out" || fail "unknown key: $(cat "$T/bad.out")"
 
-python3 "$BCN_SRC/tests/integration/web_api_client.py" "$T" "$WP" || fail "the API checks failed"
+"$WEB" --config "$BCN_SRC/deploy/web.conf.example" --dump-config > /dev/null ||
+	fail "deploy/web.conf.example does not parse"
+BCN_BEACON=$BEACON BCN_JOB_CONF=$T/analyzd.conf \
+	python3 "$BCN_SRC/tests/integration/web_api_client.py" "$T" "$WP" || fail "the API checks failed"
 kill -0 "$WPID" || fail "beacon-web died"
 
 # HTTPS (GnuTLS) with a trusted front proxy's user header

@@ -5,6 +5,7 @@ with the passwords in T/pw.NAME). Exits 1 with the failures listed."""
 import gzip
 import http.client
 import json
+import os
 import re
 import socket
 import subprocess
@@ -132,6 +133,14 @@ st, hd, js2 = req("GET", "/api/v1/jobs/%d" % jid, who=a)
 check(st == 200 and hd.get("x-beacon-cache") == "hit", "second read not from the cache")
 for k in ("read_bytes", "write_bytes", "mode"):
     check(js.get(k) == js2.get(k), "cached report differs in %s" % k)
+# the same content as `beacon job ID --json`
+cli = json.loads(subprocess.run([os.environ["BCN_BEACON"], "job", str(jid), "--config",
+                                 os.environ["BCN_JOB_CONF"], "--json", "--fresh"],
+                                capture_output=True, text=True, check=True).stdout)
+diff = sorted(k for k in set(cli) | set(js) if k not in ("cached", "computed")
+              and cli.get(k) != js.get(k))
+check(not diff, "the API's report differs from beacon job's in %s" % diff)
+check(set(js) == set(cli), "report keys differ: %s" % (set(js) ^ set(cli)))
 st, _, js = req("GET", "/api/v1/jobs/%d" % bid, who=a)
 check(st == 404, "user08 reading user16's job: %d" % st)
 st, _, js = req("GET", "/api/v1/jobs/999999999", who=a)
