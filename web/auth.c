@@ -152,20 +152,26 @@ static int form_decode(const char *s, size_t n, char *out, size_t cap)
 		unsigned v;
 		char c = s[i];
 
-		if (k + 1 >= cap)
+		if (k + 1 >= cap) {
+			out[0] = '\0';         /* nothing half decoded is used */
 			return -BCN_ERANGE;
+		}
 		if (c == '+')
 			c = ' ';
 		else if (c == '%') {
 			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
-			    !isxdigit((unsigned char)s[i + 2]))
+			    !isxdigit((unsigned char)s[i + 2])) {
+				out[0] = '\0';
 				return -BCN_ESYNTAX;
+			}
 			sscanf(s + i + 1, "%2x", &v);
 			c = (char)v;
 			i += 2;
 		}
-		if (!c)
+		if (!c) {
+			out[0] = '\0';
 			return -BCN_ESYNTAX;
+		}
 		out[k++] = c;
 	}
 	out[k] = '\0';
@@ -203,44 +209,63 @@ static int json_field(json_t *o, const char *name, char *out, size_t cap)
 	return 0;
 }
 
+int bcn_web_login_parse(const char *ctype, const char *body, size_t len,
+			char *user, size_t ucap, char *pw, size_t pcap)
+{
+	json_t *o;
+	int rc;
+
+	user[0] = pw[0] = '\0';
+	if (!body)
+		body = "";
+	if (ctype && !strncmp(ctype, "application/json", 16)) {
+		o = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(o)) {
+			json_decref(o);
+			return -BCN_ESYNTAX;
+		}
+		rc = json_field(o, "user", user, ucap);
+		if (!rc)
+			rc = json_field(o, "password", pw, pcap);
+		json_decref(o);
+	} else if (ctype && !strncmp(ctype, "application/x-www-form-urlencoded",
+				     33)) {
+		rc = form_field(body, len, "user", user, ucap);
+		if (!rc)
+			rc = form_field(body, len, "password", pw, pcap);
+	} else {
+		return -EPROTO;
+	}
+	if (!bcn_user_name_ok(user))
+		return -EINVAL;
+	return rc ? -ENOENT : 0;
+}
+
 /* The user and password of a log-in body (JSON or a form). */
 static int credentials(struct bcn_web_req *q, struct bcn_web_resp *p,
 		       char *user, char *pw)
 {
 	const char *ct = MHD_lookup_connection_value(q->conn, MHD_HEADER_KIND,
 						     "Content-Type");
-	json_t *o;
-	int rc;
+	int rc = bcn_web_login_parse(ct, q->body, q->body_len, user,
+				     BCN_USER_NAME_MAX + 1, pw, FIELD_MAX);
 
-	if (ct && !strncmp(ct, "application/json", 16)) {
-		o = json_loadb(q->body ? q->body : "", q->body_len,
-			       JSON_REJECT_DUPLICATES, NULL);
-		if (!json_is_object(o)) {
-			json_decref(o);
-			return bcn_web_error(p, 400, "the body is no JSON object",
-					     "body"), -EINVAL;
-		}
-		rc = json_field(o, "user", user, BCN_USER_NAME_MAX + 1);
-		if (!rc)
-			rc = json_field(o, "password", pw, FIELD_MAX);
-		json_decref(o);
-	} else if (ct && !strncmp(ct, "application/x-www-form-urlencoded", 33)) {
-		rc = form_field(q->body ? q->body : "", q->body_len, "user",
-				user, BCN_USER_NAME_MAX + 1);
-		if (!rc)
-			rc = form_field(q->body, q->body_len, "password", pw,
-					FIELD_MAX);
-	} else {
+	switch (rc) {
+	case 0:
+		return 0;
+	case -BCN_ESYNTAX:
+		return bcn_web_error(p, 400, "the body is no JSON object",
+				     "body"), -EINVAL;
+	case -EPROTO:
 		return bcn_web_error(p, 415, "log in with a JSON or form body",
 				     "Content-Type"), -EINVAL;
-	}
-	if (!bcn_user_name_ok(user))
+	case -EINVAL:
 		return bcn_web_error(p, 400, "a user name is required", "user"),
 		       -EINVAL;
-	if (rc)
+	default:
 		return bcn_web_error(p, 400, "a password is required",
 				     "password"), -EINVAL;
-	return 0;
+	}
 }
 
 static int who_json(struct bcn_web_resp *p, const char *user, int role,

@@ -25,6 +25,17 @@ void bcn_web_auth_tick(struct bcn_web *w);
  * 0, or a negative code when the job database fails. Takes w->lock. */
 int bcn_web_auth_identify(struct bcn_web_req *q);
 
+/* Parses a log-in body of content type ctype (application/json with
+ * "user" and "password" strings, or a form with user= and password=)
+ * into user (ucap bytes) and pw (pcap bytes), NUL-terminated. A pure
+ * function over the buffer. Returns 0, -EPROTO (another content type),
+ * -BCN_ESYNTAX (no JSON object), -EINVAL (no valid user name: see
+ * bcn_user_name_ok), -ENOENT (no password, or a value too long or
+ * holding a NUL). */
+#include <stddef.h>
+int bcn_web_login_parse(const char *ctype, const char *body, size_t len,
+			char *user, size_t ucap, char *pw, size_t pcap);
+
 /* Whether a state-changing request of a known user carries the CSRF
  * token of their session. */
 bool bcn_web_auth_csrf_ok(const struct bcn_web_req *q);

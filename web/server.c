@@ -199,6 +199,9 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct bcn_web *w = cls;
 	char msg[256];
