@@ -310,6 +310,33 @@ static size_t aggressors(const struct bcn_detect_config *dc,
 
 /* ---- history ---- */
 
+/* The interference anomaly of a job slowed in [from, to): its likely
+ * aggressors, when it has any, into a, the report and db. */
+static int interference(const struct bcn_detect_config *dc,
+			const struct bcn_stores *ss, struct bcn_jobdb *db,
+			struct bcn_report *r, int64_t from, int64_t to,
+			double worst, struct bcn_anomaly *a, bool store,
+			int64_t now, struct bcn_jobcheck_result *res)
+{
+	char msg[256], id[24];
+	size_t el;
+
+	snprintf(id, sizeof(id), "%" PRIu64, r->job);
+	init_anomaly(a, "interference", id, worst);
+	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
+	a->from = from;
+	a->to = to;
+	snprintf(a->evidence, sizeof(a->evidence), "{\"victim\":%" PRIu64
+		 ",\"slowdown\":%.2f,\"aggressors\":[", r->job, worst);
+	snprintf(msg, sizeof(msg), "Likely aggressors: ");
+	if (!aggressors(dc, ss, db, r, from, to, a, msg, sizeof(msg)))
+		return 0;
+	el = strlen(a->evidence);
+	snprintf(a->evidence + el, sizeof(a->evidence) - el, "]}");
+	(void)bcn_advice_add(r, "likely_aggressors", "warning", msg, a->evidence);
+	return put(db, dc, a, store, now, res);
+}
+
 static int slow_phases(const struct bcn_jobcheck_config *c,
 		       const struct bcn_detect_config *dc,
 		       const struct bcn_stores *ss, struct bcn_jobdb *db,
@@ -378,22 +405,8 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 			     a->evidence);
 	if ((rc = put(db, dc, a, store, now, res)))
 		goto out;
-	/* who shared its forwarding nodes then */
-	init_anomaly(a, "interference", id, worst);
-	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
-	a->from = from;
-	a->to = to;
-	snprintf(a->evidence, sizeof(a->evidence), "{\"victim\":%" PRIu64
-		 ",\"slowdown\":%.2f,\"aggressors\":[", r->job, worst);
-	snprintf(msg, sizeof(msg), "Likely aggressors: ");
-	if (aggressors(dc, ss, db, r, from, to, a, msg, sizeof(msg))) {
-		size_t el = strlen(a->evidence);
-
-		snprintf(a->evidence + el, sizeof(a->evidence) - el, "]}");
-		(void)bcn_advice_add(r, "likely_aggressors", "warning", msg,
-				     a->evidence);
-		rc = put(db, dc, a, store, now, res);
-	}
+	/* who shared its forwarding nodes and OSTs then */
+	rc = interference(dc, ss, db, r, from, to, worst, a, store, now, res);
 out:
 	free(a);
 	return rc;
