@@ -210,6 +210,10 @@ static void fx_open(struct fx *f, int64_t retention_days)
 	bcn_store_config_defaults(&f->cfg);
 	f->cfg.backend = env.backend;
 	f->cfg.retention_days = retention_days;
+	/* a test of what is stored, not of how fast: a 20,000-record bulk
+	 * into a JVM sharing two loaded cores took over the default 30 s */
+	if (env.backend == BCN_STORE_OPENSEARCH)
+		f->cfg.timeout_ms = 300000;
 	env.next++;
 	if (env.backend == BCN_STORE_SQLITE) {
 		snprintf(f->cfg.dir, sizeof(f->cfg.dir), "%s/s%02u", env.dir,
