@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "web/auth.h"
 #include "web/ratelimit.h"
 #include "web/web_int.h"
@@ -159,12 +160,14 @@ static int form_decode(const char *s, size_t n, char *out, size_t cap)
 		if (c == '+')
 			c = ' ';
 		else if (c == '%') {
-			if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
-			    !isxdigit((unsigned char)s[i + 2])) {
+			/* the buffer is not NUL-terminated: no sscanf here */
+			if (i + 2 >= n || bcn_text_hexval(s[i + 1]) < 0 ||
+			    bcn_text_hexval(s[i + 2]) < 0) {
 				out[0] = '\0';
 				return -BCN_ESYNTAX;
 			}
-			sscanf(s + i + 1, "%2x", &v);
+			v = (unsigned)(bcn_text_hexval(s[i + 1]) * 16 +
+				       bcn_text_hexval(s[i + 2]));
 			c = (char)v;
 			i += 2;
 		}
