@@ -23,6 +23,7 @@
 #include "analysis/anomaly/detect.h"
 #include "analysis/stores.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "store/store.h"
 
 #define NS 1000000000ll
@@ -305,12 +306,28 @@ static const char *const injected[] = {
 	"md_storm fs-MDT0001", "hot_switch sw006/37",
 };
 
+/* argv[i] as a number within [lo, hi], or def when absent; -1: bad. */
+static int64_t arg(int argc, char **argv, int i, int64_t def, int64_t lo,
+		   int64_t hi)
+{
+	uint64_t v;
+
+	if (argc <= i)
+		return def;
+	if (bcn_text_u64_all(argv[i], strlen(argv[i]), &v) ||
+	    v < (uint64_t)lo || v > (uint64_t)hi)
+		return -1;
+	return (int64_t)v;
+}
+
 int main(int argc, char **argv)
 {
-	int64_t hours = argc > 2 ? atoll(argv[2]) : 24;
-	uint32_t nf = argc > 3 ? (uint32_t)atoi(argv[3]) : 288;
-	uint32_t no = argc > 4 ? (uint32_t)atoi(argv[4]) : 864;
-	size_t nj = argc > 5 ? (size_t)atoll(argv[5]) : 10000;
+	int64_t hours = arg(argc, argv, 2, 24, 4, 48);
+	int64_t nf_ = arg(argc, argv, 3, 288, 32, MAXF);
+	int64_t no_ = arg(argc, argv, 4, 864, 128, MAXO);
+	int64_t nj_ = arg(argc, argv, 5, 10000, 1, 10000000);
+	uint32_t nf = (uint32_t)nf_, no = (uint32_t)no_;
+	size_t nj = (size_t)nj_;
 	int64_t t0 = ((int64_t)time(NULL) - (hours + 1) * 3600) / 86400 * 86400 * NS;
 	struct bcn_store_config cfg;
 	struct bcn_detect_config dc;
@@ -323,8 +340,7 @@ int main(int argc, char **argv)
 	char err[512];
 	int rc;
 
-	if (argc < 2 || hours < 4 || hours > 48 || nf < 32 || nf > MAXF ||
-	    no < 128 || no > MAXO || nj < 1) {
+	if (argc < 2 || hours < 0 || nf_ < 0 || no_ < 0 || nj_ < 0) {
 		fprintf(stderr, "usage: anomaly_bench STORE_DIR [HOURS 4..48 [FWD "
 			"32..%d [OSTS 128..%d [JOBS]]]]\n", MAXF, MAXO);
 		return 2;

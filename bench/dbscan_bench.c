@@ -72,7 +72,13 @@ int main(int argc, char **argv)
 	}
 	double eps = strtod(argv[3], NULL);
 	size_t min = strtoull(argv[4], NULL, 10);
-	int repeat = argc > 5 ? atoi(argv[5]) : 1;
+	char *end = NULL;
+	long repeat = argc > 5 ? strtol(argv[5], &end, 10) : 1;
+
+	if (argc > 5 && (*end || repeat < 1 || repeat > 1000)) {
+		fprintf(stderr, "dbscan_bench: REPEAT is 1..1000\n");
+		return 2;
+	}
 	pts = load(argv[1], &n, &dim);
 	labels = malloc((size_t)(n + 1) * sizeof(*labels));
 	if (!pts || !labels) {

@@ -11,13 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "analysis/anomaly/detect.h"
 #include "analysis/anomaly/jobcheck.h"
 #include "analysis/stores.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "common/clock.h"
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/text.h"
@@ -121,14 +121,6 @@ static int parse_time(const char *what, const char *s, int64_t *ns, char *err)
 	return 0;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static int list(struct an_conf *c, struct bcn_jobdb *db, char *err)
 {
 	struct bcn_anomaly_filter f = {
@@ -161,7 +153,7 @@ static int ack(struct an_conf *c, struct bcn_jobdb *db, const char *idarg,
 	if (!idarg || bcn_text_u64_all(idarg, strlen(idarg), &id) || !id)
 		return bcn_fail(err, ERR_MAX, -BCN_ESYNTAX, "ack: want an "
 				"anomaly id");
-	rc = bcn_jobdb_anomaly_ack(db, id, user ? user : "?", now_ns());
+	rc = bcn_jobdb_anomaly_ack(db, id, user ? user : "?", bcn_real_ns());
 	if (rc < 0)
 		return bcn_fail(err, ERR_MAX, rc, "%s", bcn_jobdb_error(db));
 	if (rc == 0)
@@ -175,7 +167,7 @@ static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 {
 	struct bcn_stores st = { .n = 0 };
 	struct bcn_detect_stats ds;
-	int64_t at = now_ns();
+	int64_t at = bcn_real_ns();
 	int rc = parse_time("at", c->at, &at, err);
 
 	if (!rc)
@@ -185,7 +177,7 @@ static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 	c->store.cfg.existing = true;
 	if ((rc = bcn_stores_open(&c->store.cfg, &c->stores, &st, err, ERR_MAX)))
 		return rc;
-	rc = bcn_detect_round(&c->det, &st, db, at, now_ns(), NULL, NULL, &ds,
+	rc = bcn_detect_round(&c->det, &st, db, at, bcn_real_ns(), NULL, NULL, &ds,
 			      err, ERR_MAX);
 	if (!rc)
 		printf("%" PRIu64 " records, %" PRIu64 " anomalies (%" PRIu64

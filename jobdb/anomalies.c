@@ -52,6 +52,16 @@ const char *bcn_anomaly_role_name(int role)
 	return role == BCN_ANOMALY_ACCUSED ? "accused" : "affected";
 }
 
+void bcn_anomaly_init(struct bcn_anomaly *a, const char *kind,
+		      const char *component, const char *severity, double score)
+{
+	memset(a, 0, sizeof(*a));
+	snprintf(a->kind, sizeof(a->kind), "%s", kind);
+	snprintf(a->component, sizeof(a->component), "%s", component);
+	snprintf(a->severity, sizeof(a->severity), "%s", severity);
+	a->score = score;
+}
+
 static int severity_rank(const char *s)
 {
 	return !strcmp(s, "critical") ? 2 : !strcmp(s, "warning") ? 1 : 0;

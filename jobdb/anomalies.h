@@ -49,6 +49,10 @@ struct bcn_anomaly {
 	int64_t acked, closed;          /* ns, 0 when not */
 };
 
+/* Zeroes a and sets what every detector gives first. */
+void bcn_anomaly_init(struct bcn_anomaly *a, const char *kind,
+		      const char *component, const char *severity, double score);
+
 /* Stores what a detector found. An anomaly of the same kind and
  * component whose window overlaps a's or ends at most gap_ns before a's
  * starts (the same one, going on or seen again) is merged into: its

@@ -10,6 +10,7 @@
 
 #include "analysis/anomaly/detect.h"
 #include "analysis/anomaly/grid.h"
+#include "analysis/anomaly/median.h"
 #include "common/error.h"
 
 #define NS_MS 1000000ll
@@ -191,22 +192,6 @@ static int fill(struct round *r, const struct bcn_stores *ss, int64_t from,
 
 /* ---- helpers of the rules ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted in place), 0 when empty. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static size_t buckets_of(const struct round *r, int64_t ms)
 {
 	int64_t b = r->c->bucket_ms;
@@ -315,17 +300,6 @@ static int emit(struct round *r, struct bcn_anomaly *a, const struct bcn_grid *g
 	return rc < 0 ? rc : 0;
 }
 
-static void init_anomaly(struct bcn_anomaly *a, const char *kind,
-			 const char *component, const char *severity,
-			 double score)
-{
-	memset(a, 0, sizeof(*a));
-	snprintf(a->kind, sizeof(a->kind), "%s", kind);
-	snprintf(a->component, sizeof(a->component), "%s", component);
-	snprintf(a->severity, sizeof(a->severity), "%s", severity);
-	a->score = score;
-}
-
 /* Names the jobs behind fwd during the run: the one or two that moved
  * the most through the OSTs (or asked the MDTs the most, field f) as
  * accused when accuse, the others as affected. */
@@ -380,7 +354,7 @@ static int known_peaks(const struct round *r, const struct bcn_grid *g,
 		}
 		peaks[i] = ref[i];
 	}
-	med = median(peaks, g->nrows);
+	med = bcn_median(peaks, g->nrows);
 	for (size_t i = 0; i < g->nrows; i++)
 		ref[i] = cfg_peak > 0 ? cfg_peak : fmax(ref[i], med);
 	free(peaks);
@@ -487,7 +461,7 @@ static double fwd_service_ratio(const struct round *r, size_t i, size_t b0,
 			v[n++] = proc / req;
 	}
 	*mine_us = mine;
-	*peers_us = v ? median(v, n) : 0;
+	*peers_us = v ? bcn_median(v, n) : 0;
 	free(v);
 	return *peers_us > 0 ? mine / *peers_us : 0;
 }
@@ -558,7 +532,7 @@ static int slow_row(struct round *r, struct bcn_grid *g, size_t i, bool fwd,
 
 		for (size_t b = runs[k].first; b <= runs[k].last; b++)
 			mx = fmax(mx, bw_of(r, row, b, fwd));
-		init_anomaly(a, fwd ? "slow_fwd" : "slow_ost", bcn_grid_name(g, i),
+		bcn_anomaly_init(a, fwd ? "slow_fwd" : "slow_ost", bcn_grid_name(g, i),
 			     mx < frac * ref[i] / 2 ? "critical" : "warning",
 			     ref[i] / fmax(mx, 1));
 		if ((rc = confirm_slow(r, g, i, fwd, &runs[k], mx, ref, a, &yes)) ||
@@ -625,7 +599,7 @@ static int rule_service(struct round *r)
 				v[n++] = bcn_grid_at(g, row, b, F_PROC) /
 					 bcn_grid_at(g, row, b, F_RWREQ);
 		}
-		med[b] = n >= 3 ? median(v, n) : 0;
+		med[b] = n >= 3 ? bcn_median(v, n) : 0;
 	}
 	rc = 0;
 	for (size_t i = 0; !rc && i < g->nrows; i++) {
@@ -653,7 +627,7 @@ static int rule_service(struct round *r)
 				req += bcn_grid_at(g, row, b, F_RWREQ);
 				peers += med[b] * bcn_grid_at(g, row, b, F_RWREQ);
 			}
-			init_anomaly(a, "slow_fwd", bcn_grid_name(g, i),
+			bcn_anomaly_init(a, "slow_fwd", bcn_grid_name(g, i),
 				     severity_of(mine / peers, lim), mine / peers);
 			snprintf(a->evidence, sizeof(a->evidence), "{\"rule\":"
 				 "\"service_time\",\"service_us\":%.1f,"
@@ -774,7 +748,7 @@ static int trule_row(struct round *r, const struct trule *t, size_t i,
 			if (isfinite(v))
 				mx = fmax(mx, v);
 		}
-		init_anomaly(a, t->kind, bcn_grid_name(t->g, i),
+		bcn_anomaly_init(a, t->kind, bcn_grid_name(t->g, i),
 			     severity_of(mx, t->limit), mx / t->limit);
 		snprintf(a->evidence, sizeof(a->evidence), "{\"%s\":%.2f,"
 			 "\"limit\":%.2f,\"buckets\":%zu,\"bucket_s\":%.0f}",
@@ -845,7 +819,7 @@ static int interference_run(struct round *r, size_t i, const struct bcn_run *run
 		bytes += bcn_grid_at(&r->fwd, row, b, F_RD) + bcn_grid_at(&r->fwd, row, b, F_WR);
 		qmax = fmax(qmax, bcn_grid_at(&r->fwd, row, b, F_QUEUE));
 	}
-	init_anomaly(a, "interference", fwd, "warning", qmax /
+	bcn_anomaly_init(a, "interference", fwd, "warning", qmax /
 		     (double)r->c->queue_high);
 	len = (size_t)snprintf(a->evidence, sizeof(a->evidence), "{\"queue_p95\""
 			       ":%.0f,\"limit\":%" PRIu64 ",\"fwd_bytes\":%.0f,"
@@ -964,7 +938,7 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 
 				*(idx[j] == top ? &port : &rest) += v;
 			}
-		init_anomaly(a, "hot_switch", bcn_grid_name(g, top),
+		bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, top),
 			     severity_of(port / fmax(rest, 1), lim),
 			     port / fmax(rest, 1));
 		snprintf(a->evidence, sizeof(a->evidence), "{\"port_units\":%.0f,"

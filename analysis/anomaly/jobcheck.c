@@ -10,6 +10,7 @@
 #include "analysis/advice.h"
 #include "analysis/anomaly/dbscan.h"
 #include "analysis/anomaly/jobcheck.h"
+#include "analysis/anomaly/median.h"
 
 #define PHASES_PER_JOB 64               /* phases read of an earlier run */
 #define MEMBERS_MAX 4096                /* forwarding nodes + OSTs of a job */
@@ -23,21 +24,6 @@ void bcn_jobcheck_config_defaults(struct bcn_jobcheck_config *c)
 	c->slowdown_pct = 150;
 	c->straggler_nodes = 32;
 	c->straggler_pct = 60;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* The phases of the earlier runs, into a growing array. */
@@ -104,10 +90,10 @@ static int cluster(const struct bcn_jobcheck_config *c, const struct hist *h,
 		return -ENOMEM;
 	for (size_t i = 0; i < h->n; i++)
 		v[i] = dur_s(h->p[i].start, h->p[i].end);
-	md = fmax(median_of(v, h->n), 1e-9);
+	md = fmax(bcn_median(v, h->n), 1e-9);
 	for (size_t i = 0; i < h->n; i++)
 		v[i] = h->p[i].volume;
-	mv = fmax(median_of(v, h->n), 1);
+	mv = fmax(bcn_median(v, h->n), 1);
 	free(v);
 	for (size_t i = 0; i < n; i++) {
 		bool mine = i >= h->n;
@@ -160,19 +146,9 @@ static double nearest_bw(const struct hist *h, const double *pts,
 	for (size_t k = 0; k < h->n; k++)
 		if (labels[k] == lab)
 			v[n++] = h->p[k].mean_bw;
-	best = median_of(v, n);
+	best = bcn_median(v, n);
 	free(v);
 	return best;
-}
-
-static void init_anomaly(struct bcn_anomaly *a, const char *kind,
-			 const char *component, double score)
-{
-	memset(a, 0, sizeof(*a));
-	snprintf(a->kind, sizeof(a->kind), "%s", kind);
-	snprintf(a->component, sizeof(a->component), "%s", component);
-	snprintf(a->severity, sizeof(a->severity), "warning");
-	a->score = score;
 }
 
 static int put(struct bcn_jobdb *db, const struct bcn_detect_config *dc,
@@ -322,7 +298,7 @@ static int interference(const struct bcn_detect_config *dc,
 	size_t el;
 
 	snprintf(id, sizeof(id), "%" PRIu64, r->job);
-	init_anomaly(a, "interference", id, worst);
+	bcn_anomaly_init(a, "interference", id, "warning", worst);
 	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
 	a->from = from;
 	a->to = to;
@@ -387,7 +363,7 @@ static int slow_phases(const struct bcn_jobcheck_config *c,
 		goto out;
 	res->slowdown = worst;
 	snprintf(id, sizeof(id), "%" PRIu64, r->job);
-	init_anomaly(a, "job_slowdown", id, worst);
+	bcn_anomaly_init(a, "job_slowdown", id, "warning", worst);
 	if (worst * 100 >= 2 * (double)c->slowdown_pct)
 		snprintf(a->severity, sizeof(a->severity), "critical");
 	a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job, BCN_ANOMALY_AFFECTED };
@@ -485,7 +461,7 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 	if (n < 3)
 		return 0;
 	memcpy(s, v, n * sizeof(*s));
-	if ((med = median_of(s, n)) <= 0)
+	if ((med = bcn_median(s, n)) <= 0)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		s[i] = v[i] / med;
@@ -505,7 +481,7 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 		for (size_t i = 0; i < n; i++)
 			if (labels[i] == main_label)
 				s[k++] = v[i];
-		main_med = median_of(s, k);
+		main_med = bcn_median(s, k);
 	}
 	snprintf(id, sizeof(id), "%" PRIu64, r->job);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -514,7 +490,8 @@ static int stragglers(const struct bcn_jobcheck_config *c,
 
 		if (labels[i] == main_label || pct >= (double)c->straggler_pct)
 			continue;
-		init_anomaly(a, "straggler", p->component, main_med / fmax(v[i], 1));
+		bcn_anomaly_init(a, "straggler", p->component, "warning",
+				 main_med / fmax(v[i], 1));
 		a->jobs[a->njobs++] = (struct bcn_anomaly_job){ r->job,
 							       BCN_ANOMALY_AFFECTED };
 		a->from = r->io_first ? r->io_first : r->start;
