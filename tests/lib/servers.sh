@@ -79,14 +79,27 @@ bcn_start_mariadb() {
 	mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
 		--skip-test-db --auth-root-authentication-method=socket \
 		> "$dir/install.out" 2>&1 || { cat "$dir/install.out" >&2; return 1; }
-	mariadbd --no-defaults --datadir="$dir/data" --socket="$dir/sock" \
-		--port="$port" --bind-address=127.0.0.1 --user="$(id -un)" \
-		--pid-file="$dir/pid" --log-error="$dir/mariadb.err" --skip-log-bin \
-		--innodb-buffer-pool-size=16M --innodb-log-file-size=8M \
-		--skip-name-resolve 2> "$dir/mariadbd.out" &
-	MARIADB_PID=$!
-	BCN_PIDS+=("$MARIADB_PID")
-	bcn_wait_port "$port" "$MARIADB_PID" || return 1
+	# A server that exits before it listens (a transient failure under a
+	# loaded machine: a port another program took, an InnoDB start that
+	# failed) is started again, twice at most; each failure's log is shown.
+	local try
+	for try in 1 2 3; do
+		mariadbd --no-defaults --datadir="$dir/data" --socket="$dir/sock" \
+			--port="$port" --bind-address=127.0.0.1 --user="$(id -un)" \
+			--pid-file="$dir/pid" --log-error="$dir/mariadb.err" --skip-log-bin \
+			--innodb-buffer-pool-size=16M --innodb-log-file-size=8M \
+			--skip-name-resolve 2> "$dir/mariadbd.out" &
+		MARIADB_PID=$!
+		BCN_PIDS+=("$MARIADB_PID")
+		bcn_wait_port "$port" "$MARIADB_PID" && break
+		echo "mariadbd (try $try) did not listen on $port; its log:" >&2
+		tail -n 20 "$dir/mariadb.err" "$dir/mariadbd.out" >&2 2>/dev/null || true
+		kill -0 "$MARIADB_PID" 2>/dev/null && bcn_kill9 "$MARIADB_PID"
+		wait "$MARIADB_PID" 2>/dev/null || true
+		bcn_forget "$MARIADB_PID"
+		[ "$try" -lt 3 ] || return 1
+		sleep 1
+	done
 	pw=$(python3 -c 'import os; print(os.urandom(24).hex())')
 	( umask 077; echo "$pw" > "$dir/password" )
 	mariadb --no-defaults --socket="$dir/sock" -uroot -e "CREATE DATABASE beacon;
