@@ -105,7 +105,7 @@ bcn_redis "$RP" --scan --pattern 'beacon:report:*' | while read -r k; do bcn_red
 # the plain user owns the N-N job; "other" is a job of someone else
 ckpt=$(q "SELECT id FROM jobs WHERE name = 'ckpt'")
 plain=$(q "SELECT user FROM jobs WHERE id = '$ckpt'")
-other=$(q "SELECT id FROM jobs WHERE user <> '$plain' AND name = 'shared'")
+other=$(q "SELECT id FROM jobs WHERE user <> '$plain' AND name = 'groups'")
 lone=$(q "SELECT id FROM jobs WHERE name = '$XSS'")
 [ -n "$ckpt" ] && [ -n "$plain" ] && [ -n "$other" ] && [ -n "$lone" ] ||
 	fail "the simulated jobs are not in the database: $(q 'SELECT id, user, name FROM jobs')"

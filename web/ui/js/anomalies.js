@@ -89,8 +89,8 @@ function ackButton(a) {
     b.disabled = true;
     try {
       const r = await api(`anomalies/${a.id}/ack`, null, { method: 'POST' });
-      put('an-state', r.state);
-      put('an-acked', r.acked_by || '');
+      put('an-detail-state', r.state);
+      put('an-detail-acked', r.acked_by || '');
       b.remove();
       put('an-ack-note', note('info', 'Acknowledged.'));
     } catch (e) {
@@ -117,8 +117,8 @@ async function showOne(id, q) {
         el('dt', null, 'window'), el('dd', null, `${when(a.from)} - ${when(a.to)} (${dur((ms(a.to) - ms(a.from)) / 1000)})`),
         el('dt', null, 'severity'), el('dd', null, el('span', { className: 'sev-' + a.severity }, a.severity)),
         el('dt', null, 'score'), el('dd', null, num(a.score, 3)),
-        el('dt', null, 'state'), el('dd', { id: 'an-state' }, a.state),
-        el('dt', null, 'acknowledged by'), el('dd', { id: 'an-acked' }, a.acked_by || ''),
+        el('dt', null, 'state'), el('dd', { id: 'an-detail-state' }, a.state),
+        el('dt', null, 'acknowledged by'), el('dd', { id: 'an-detail-acked' }, a.acked_by || ''),
         el('dt', null, 'detected, updated'), el('dd', null, `${when(a.detected)}, ${when(a.updated)}`),
         el('dt', null, 'jobs'), el('dd', null, jobsCell(a))),
       el('p', null, ackButton(a)), el('div', { id: 'an-ack-note' })),

@@ -85,7 +85,7 @@ export function el(tag, attrs, ...children) {
 }
 
 function append(e, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
   }
