@@ -158,6 +158,7 @@ EOF
 WPID=$!; BCN_PIDS+=("$WPID")
 bcn_wait_port "$WP" "$WPID" 300 || fail "beacon-web did not listen"
 
+rm -rf "$BCN_BUILD/web-screenshots"
 mkdir -p "$BCN_BUILD/web-screenshots"
 st=0
 BCN_NPM_DIR=$NPMDIR BCN_CHROMIUM=$CHROMIUM BCN_SHOTS=$BCN_BUILD/web-screenshots \

@@ -4,7 +4,7 @@
 // the acknowledgement (POST /api/v1/anomalies/ID/ack with the CSRF token).
 import {
   api, page, put, el, link, table, note, chart, showError, rate, num, param,
-  ms, when, dur, isAdmin, inputToEpoch, epochToInput, seriesRate, anomalyLayer,
+  ms, when, dur, isAdmin, inputToEpoch, epochToInput, seriesRate, zeroGaps, anomalyLayer,
 } from './common.js';
 
 function detailLink(a) {
@@ -65,7 +65,7 @@ async function seriesChart(a, where) {
     const meta = layer === 'mds' || a.kind === 'md_storm';
     const ops = (p) => ((p.meta_ops || 0)) / (js.step || 1);
     const lines = meta ?
-      [['metadata ops/s', (js.points || []).map((p) => [ms(p.t), ops(p)])]] :
+      [['metadata ops/s', zeroGaps((js.points || []).map((p) => [ms(p.t), ops(p)]), (js.step || 1) * 1000)]] :
       [['read', seriesRate(js, 'read_bytes')], ['write', seriesRate(js, 'write_bytes')]];
     const fmt = meta ? (v) => num(v, 1) : rate;
     chart('an-chart').setOption({

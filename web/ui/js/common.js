@@ -215,10 +215,26 @@ export function chart(where) {
 }
 
 // Points of /api/v1/series as [t ms, bytes/s] for key (read/write bytes)
-// or ops/s for an ops key.
+// or ops/s for an ops key. The API leaves empty buckets out: a gap
+// becomes zeros (and the line drops to zero around a burst).
 export function seriesRate(js, key) {
   const step = js.step || 1;
-  return (js.points || []).map((p) => [ms(p.t), (p[key] || 0) / step]);
+  return zeroGaps((js.points || []).map((p) => [ms(p.t), (p[key] || 0) / step]), step * 1000);
+}
+
+// Inserts [t, 0] points where [t ms, v] points are more than stepMs apart.
+export function zeroGaps(pts, stepMs) {
+  const out = [];
+  for (let i = 0; i < pts.length; i++) {
+    const prev = i ? pts[i - 1][0] : -Infinity;
+    if (pts[i][0] - prev > stepMs) {
+      if (i) out.push([prev + stepMs, 0]);
+      if (pts[i][0] - stepMs > (i ? prev + stepMs : -Infinity)) out.push([pts[i][0] - stepMs, 0]);
+    }
+    out.push(pts[i]);
+  }
+  if (pts.length) out.push([pts[pts.length - 1][0] + stepMs, 0]);
+  return out;
 }
 
 // The navigation bar: pages, the user and role, log-out. Resolves to

@@ -3,7 +3,7 @@
 // overview's component list (GET /api/v1/overview at the period's end).
 import {
   api, page, put, el, link, table, note, chart, showError, rate, num, param,
-  inputToEpoch, epochToInput, seriesRate, when,
+  inputToEpoch, epochToInput, seriesRate, zeroGaps, when,
 } from './common.js';
 
 const PEERS_DEFAULT = 4;
@@ -26,8 +26,8 @@ function plot(where, answers, key, fmt) {
 
 function opsKey(js) {
   const step = js.step || 1;
-  return [['ops/s', (js.points || []).map((p) => [Date.parse(p.t),
-    ((p.read_ops || 0) + (p.write_ops || 0) + (p.meta_ops || 0) + (p.other_ops || 0)) / step])]];
+  return [['ops/s', zeroGaps((js.points || []).map((p) => [Date.parse(p.t),
+    ((p.read_ops || 0) + (p.write_ops || 0) + (p.meta_ops || 0) + (p.other_ops || 0)) / step]), step * 1000)]];
 }
 
 async function show(layer, entity, from, to, peers) {

@@ -7,7 +7,7 @@
 // own (GET /api/v1/series, their whole load) over the job's window.
 import {
   api, page, put, el, link, table, note, chart, showError, bytes, rate, num,
-  pct, ms, when, dur, esc, param, seriesRate,
+  pct, ms, when, dur, param, seriesRate, zeroGaps,
 } from './common.js';
 
 const PER_LAYER_MAX = 32;   // components of a layer whose series are fetched
@@ -34,6 +34,11 @@ function sumSeries(answers, key) {
   for (const js of answers)
     for (const [t, v] of seriesRate(js, key)) m.set(t, (m.get(t) || 0) + v);
   return [...m.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+// The components' sums, with their empty buckets as zeros.
+function sumZero(answers, key, step) {
+  return zeroGaps(sumSeries(answers, key).filter((p) => p[1] > 0), step * 1000);
 }
 
 async function layerSeries(layer, names, from, to, step) {
@@ -75,10 +80,10 @@ async function bandwidth(r, where) {
   const ost = (r.osts || []).map((o) => o.target);
   const [f, o] = await Promise.all([layerSeries('forward', fwd, from, to, step),
     layerSeries('ost', ost, from, to, step)]);
-  lines.push(['forwarding read', sumSeries(f.ok, 'read_bytes'), true],
-    ['forwarding write', sumSeries(f.ok, 'write_bytes'), true],
-    ['OST read', sumSeries(o.ok, 'read_bytes'), true],
-    ['OST write', sumSeries(o.ok, 'write_bytes'), true]);
+  lines.push(['forwarding read', sumZero(f.ok, 'read_bytes', step), true],
+    ['forwarding write', sumZero(f.ok, 'write_bytes', step), true],
+    ['OST read', sumZero(o.ok, 'read_bytes', step), true],
+    ['OST write', sumZero(o.ok, 'write_bytes', step), true]);
   c.setOption(bwOption(lines, marks), true);
   const notes = [];
   if (fwd.length > PER_LAYER_MAX || ost.length > PER_LAYER_MAX)
