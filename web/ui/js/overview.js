@@ -23,7 +23,7 @@ function barChart(id, rows, layer) {
     legend: { top: 0 },
     grid: { left: 70, right: 10, top: 30, bottom: 60 },
     xAxis: { type: 'category', data: names, axisLabel: { rotate: names.length > 8 ? 45 : 0 } },
-    yAxis: { type: 'value', axisLabel: { formatter: (v) => (meta ? num(v) : rate(v)) } },
+    yAxis: { type: 'value', axisLabel: { formatter: (v) => (meta ? num(v, 2) : rate(v)) } },
     series,
   }, true);
 }
