@@ -226,6 +226,8 @@ check(await canvases('#job-bw') > 0 && await canvases('#job-sizes') > 0 && await
   'the report draws its charts');
 check(await page.locator('#job-fwd ~ table tbody tr').count() === X.ckpt_forwarding, 'the report lists the forwarding nodes');
 check(await page.locator('#job-ost ~ table tbody tr').count() === X.ckpt_osts, 'the report lists the OSTs');
+const ag = await page.locator('#job-aggressors').innerText().catch(() => '');
+check(ag.includes(String(X.lone)) && ag.includes('interference'), `the report names the accused job as a likely aggressor: ${ag}`);
 await shot('job-report');
 
 step = "another's report"; allow = [404];

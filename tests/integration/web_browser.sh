@@ -118,6 +118,12 @@ q "INSERT INTO anomalies (kind, component, from_ns, to_ns, severity, evidence,
 	INSERT INTO anomaly_jobs (anomaly, job, role) VALUES (LAST_INSERT_ID(), $other, 'affected')" ||
 	fail "anomaly"
 anomaly=$(q "SELECT MAX(id) FROM anomalies")
+# an interference on the N-N job's forwarding node accusing the 1-1 job
+q "INSERT INTO anomalies (kind, component, from_ns, to_ns, severity, evidence,
+	detected_ns, updated_ns) SELECT 'interference', 'fwd001', start_ns, end_ns,
+	'warning', '{}', end_ns, end_ns FROM jobs WHERE id = $ckpt;
+	INSERT INTO anomaly_jobs (anomaly, job, role) VALUES (LAST_INSERT_ID(), $ckpt, 'affected'),
+	(LAST_INSERT_ID(), $lone, 'accused')" || fail "interference anomaly"
 
 for u in admin:admin "$plain":user; do
 	name=${u%%:*}

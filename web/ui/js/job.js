@@ -148,16 +148,18 @@ function findings(r) {
     el('span', { className: 'muted' }, evidence(f.evidence))]));
 }
 
+// The likely aggressors: the likely_aggressors finding's evidence
+// ({aggressors: [{job, why, via}]}) and the jobs anomalies accuse.
 function aggressors(r, anoms) {
-  const accused = new Set();
+  const accused = new Map();
   for (const f of r.findings || [])
-    if (f.code === 'likely_aggressors' && f.evidence) {
-      const v = f.evidence.jobs || f.evidence.aggressors || f.evidence.accused;
-      if (Array.isArray(v)) v.forEach((j) => accused.add(typeof j === 'object' ? j.job : j));
-    }
+    if (f.code === 'likely_aggressors' && f.evidence && Array.isArray(f.evidence.aggressors))
+      for (const a of f.evidence.aggressors)
+        if (a && a.job !== undefined) accused.set(String(a.job), [a.why, a.via].filter(Boolean).join(' via '));
   for (const a of anoms)
-    for (const j of a.accused || []) if (String(j) !== String(r.job)) accused.add(j);
-  return [...accused].filter((j) => j !== undefined && j !== null);
+    for (const j of a.accused || [])
+      if (String(j) !== String(r.job) && !accused.has(String(j))) accused.set(String(j), a.kind);
+  return [...accused.entries()];
 }
 
 async function anomaliesOf(r) {
@@ -224,7 +226,8 @@ function render(r, anoms) {
       a.kind, a.component, `${when(a.from)} - ${when(a.to)}`,
       el('span', { className: 'sev-' + a.severity }, a.severity), a.state])) :
     note('info', 'No anomaly names this job.'),
-  acc.length ? el('p', null, 'Likely aggressors: ', acc.map((j, i) => [i ? ', ' : '', link('job.html', { id: j }, String(j))])) : ''));
+  acc.length ? el('p', { id: 'job-aggressors' }, 'Likely aggressors: ', acc.map(([j, why], i) =>
+    [i ? ', ' : '', link('job.html', { id: j }, j), why ? ` (${why})` : ''])) : ''));
   parts.push(card('Findings', findings(r)));
   put('job', parts);
   put('job-title', `Job ${r.job}: ${r.name}`);
