@@ -19,8 +19,10 @@ function plot(where, answers, key, fmt) {
     xAxis: { type: 'time' },
     yAxis: { type: 'value', axisLabel: { formatter: fmt } },
     dataZoom: [{ type: 'inside' }, { type: 'slider', bottom: 10 }],
-    series: answers.flatMap(({ name, js }) => key(js).map(([label, data]) => ({
-      name: name + ' ' + label, type: 'line', showSymbol: false, data }))),
+    // the component itself drawn thicker than its peers
+    series: answers.flatMap(({ name, js }, i) => key(js).map(([label, data]) => ({
+      name: name + ' ' + label, type: 'line', showSymbol: false, data,
+      lineStyle: { width: i ? 1.2 : 3 } }))),
   }, true);
 }
 
