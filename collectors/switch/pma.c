@@ -1,24 +1,21 @@
-/* beacon-swd's PMA source (pma.h): the MAD I/O. Discovery is
- * libibnetdisc's walk, reduced at once to a small list of switches (LID,
- * GUID, linked ports) and the walk's memory freed; sampling is
- * synchronous pma_query_via calls on one libibmad port, decoded by
- * pmamad.c. */
+/* beacon-swd's PMA source (pma.h): the MAD I/O. Discovery is the
+ * bounded directed-route walk of pmawalk.c; sampling is synchronous
+ * pma_query_via calls on one libibmad port, decoded by pmamad.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 
 #include "collectors/switch/pma.h"
 #include "collectors/switch/pmamad.h"
+#include "collectors/switch/pmawalk.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
 
-#define PMA_PORTS_MAX 255               /* ports of one switch */
 #define PMA_BUF (IB_MAD_SIZE * 2)       /* pma_query_via's buffer */
 
 /* One switch sampled. */
@@ -29,7 +26,7 @@ struct pma_sw {
 	uint8_t nports;
 	bool cpi_known;                 /* ClassPortInfo answered */
 	bool ext;                       /* PortCountersExtended is used */
-	uint8_t linked[(PMA_PORTS_MAX + 1) / 8 + 1];   /* bit per port */
+	uint8_t linked[(BCN_PMA_PORTS_MAX + 1) / 8 + 1]; /* bit per port */
 	struct bcn_complain miss_c;
 	uint64_t misses;
 };
@@ -45,7 +42,8 @@ struct bcn_pma {
 
 int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out)
 {
-	int classes[] = { IB_PERFORMANCE_CLASS };
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
+			  IB_PERFORMANCE_CLASS };
 	struct bcn_pma *p = calloc(1, sizeof(*p));
 
 	if (!p)
@@ -53,7 +51,7 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out)
 	p->conf = *conf;
 	snprintf(p->ca, sizeof(p->ca), "%s", conf->ca ? conf->ca : "");
 	p->port = mad_rpc_open_port(p->ca[0] ? p->ca : NULL, conf->port,
-				    classes, 1);
+				    classes, 3);
 	if (!p->port) {
 		BCN_ERR("cannot open InfiniBand port %s:%d for MADs (see "
 			"docs/network.md for /dev/infiniband/umad*)",
@@ -82,10 +80,10 @@ size_t bcn_pma_nswitches(const struct bcn_pma *p)
 	return p->nsw;
 }
 
-/* The configured entry matching switch node n, or NULL; with no list
- * every switch matches (returned as n's own entry: &dummy). */
+/* The configured entry matching switch n, or NULL; with no list every
+ * switch matches (returned as `all`). */
 static const struct bcn_swd_target *pma_wanted(const struct bcn_pma *p,
-					       const ibnd_node_t *n,
+					       const struct bcn_pma_node *n,
 					       const struct bcn_swd_target *all)
 {
 	char id[BCN_SWD_ID_MAX];
@@ -98,35 +96,28 @@ static const struct bcn_swd_target *pma_wanted(const struct bcn_pma *p,
 		if (t->guid)
 			snprintf(id, sizeof(id), "0x%016" PRIx64, n->guid);
 		else
-			snprintf(id, sizeof(id), "%u", n->smalid);
+			snprintf(id, sizeof(id), "%u", n->lid);
 		if (!strcmp(id, t->id))
 			return t;
 	}
 	return NULL;
 }
 
-/* Fills sw from switch node n (t: its configuration entry, or the
- * default naming). */
-static void pma_fill(struct pma_sw *sw, const ibnd_node_t *n,
+/* Fills sw from switch n (t: its configuration entry, or `all`), keeping
+ * what was learnt of the same switch in old[0..nold-1]. */
+static void pma_fill(struct pma_sw *sw, const struct bcn_pma_node *n,
 		     const struct bcn_swd_target *t, const struct pma_sw *old,
 		     size_t nold)
 {
 	memset(sw, 0, sizeof(*sw));
 	sw->guid = n->guid;
-	sw->lid = n->smalid;
-	sw->nports = (uint8_t)(n->numports > PMA_PORTS_MAX ? PMA_PORTS_MAX :
-			       n->numports);
-	if (t && t->sw[0] && t->id[0])
+	sw->lid = n->lid;
+	sw->nports = n->nports;
+	memcpy(sw->linked, n->linked, sizeof(sw->linked));
+	if (t->sw[0])
 		snprintf(sw->name, sizeof(sw->name), "%s", t->sw);
 	else
 		snprintf(sw->name, sizeof(sw->name), "0x%016" PRIx64, n->guid);
-	for (int i = 1; i <= sw->nports; i++) {
-		const ibnd_port_t *pt = n->ports ? n->ports[i] : NULL;
-
-		if (pt && pt->remoteport)
-			sw->linked[i / 8] |= (uint8_t)(1u << (i % 8));
-	}
-	/* what was learnt of the same switch (and its complaint state) */
 	for (size_t i = 0; i < nold; i++)
 		if (old[i].guid == sw->guid && old[i].lid == sw->lid) {
 			sw->cpi_known = old[i].cpi_known;
@@ -136,19 +127,16 @@ static void pma_fill(struct pma_sw *sw, const ibnd_node_t *n,
 		}
 }
 
-/* Reduces fabric f to the switch list of p. */
-static int pma_take(struct bcn_pma *p, ibnd_fabric_t *f)
+/* Replaces the switch list of p with the wanted ones of found[0..nf-1]. */
+static int pma_take(struct bcn_pma *p, const struct bcn_pma_node *found,
+		    size_t nf)
 {
 	static const struct bcn_swd_target all;
 	struct pma_sw *sw;
-	size_t n = 0, cap = 0;
+	size_t n = 0;
 	bool *seen = NULL;
 
-	for (ibnd_node_t *nd = f->switches; nd; nd = nd->type_next)
-		cap++;
-	if (cap > BCN_PMA_MAX_SWITCHES)
-		cap = BCN_PMA_MAX_SWITCHES;
-	sw = calloc(cap ? cap : 1, sizeof(*sw));
+	sw = calloc(nf ? nf : 1, sizeof(*sw));
 	if (p->conf.nonly)
 		seen = calloc(p->conf.nonly, sizeof(*seen));
 	if (!sw || (p->conf.nonly && !seen)) {
@@ -156,15 +144,14 @@ static int pma_take(struct bcn_pma *p, ibnd_fabric_t *f)
 		free(seen);
 		return -ENOMEM;
 	}
-	for (ibnd_node_t *nd = f->switches; nd && n < cap;
-	     nd = nd->type_next) {
-		const struct bcn_swd_target *t = pma_wanted(p, nd, &all);
+	for (size_t i = 0; i < nf; i++) {
+		const struct bcn_swd_target *t = pma_wanted(p, &found[i], &all);
 
-		if (!t || !nd->smalid)
+		if (!t || !found[i].lid)
 			continue;
 		if (t != &all)
 			seen[t - p->conf.only] = true;
-		pma_fill(&sw[n++], nd, t, p->sw, p->nsw);
+		pma_fill(&sw[n++], &found[i], t, p->sw, p->nsw);
 	}
 	for (size_t i = 0; i < p->conf.nonly; i++)
 		if (!seen[i])
@@ -181,24 +168,25 @@ static int pma_take(struct bcn_pma *p, ibnd_fabric_t *f)
 
 int bcn_pma_discover(struct bcn_pma *p)
 {
-	struct ibnd_config cfg;
-	ibnd_fabric_t *f;
+	struct bcn_pma_node *found = NULL;
+	uint64_t dropped = 0;
+	size_t nf = 0;
 	int rc;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.max_hops = p->conf.max_hops;
-	cfg.timeout_ms = (unsigned)p->conf.timeout_ms;
-	cfg.retries = (unsigned)p->conf.retries;
-	f = ibnd_discover_fabric(p->ca[0] ? p->ca : NULL, p->conf.port, NULL,
-				 &cfg);
-	if (!f) {
+	rc = bcn_pma_walk(p->port, p->conf.timeout_ms, p->conf.max_hops,
+			  BCN_PMA_MAX_SWITCHES, &found, &nf, &dropped);
+	if (rc) {
 		bcn_complain(&p->disc_c, BCN_LOG_ERR, "fabric discovery "
-			     "failed; %zu switches of the last walk kept",
-			     p->nsw);
-		return -EIO;
+			     "failed (%s); %zu switches of the last walk kept",
+			     bcn_strerror(rc), p->nsw);
+		return rc;
 	}
-	rc = pma_take(p, f);
-	ibnd_destroy_fabric(f);
+	if (dropped)
+		bcn_complain(&p->missing_c, BCN_LOG_WARNING, "more than %d "
+			     "switches in the fabric: %" PRIu64 " left out",
+			     BCN_PMA_MAX_SWITCHES, dropped);
+	rc = pma_take(p, found, nf);
+	free(found);
 	if (!rc)
 		bcn_complain_release(&p->disc_c, BCN_LOG_NOTICE, "fabric "
 				     "discovery works again");

@@ -2,7 +2,7 @@
  * InfiniBand switches through libibmad/libibumad from one local adapter
  * port (no process per sample): ClassPortInfo once per switch, then
  * PortCounters and, where supported, PortCountersExtended of every linked
- * port. Switches come from a discovery walk of the fabric (libibnetdisc),
+ * port. Switches come from a discovery walk of the fabric (pmawalk.h),
  * all of them or the configured ones (docs/network.md). */
 #ifndef BCN_PMA_H
 #define BCN_PMA_H

@@ -83,7 +83,7 @@ export SIM_HOST=Hca1
 export OSM_CACHE_DIR=$T
 # sanitizer builds: libumad2sim.so comes before the ASan runtime, and its
 # own allocations are not beacon's leaks
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$BCN_TEST_DATA/ib/umad2sim.asan"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$BCN_TEST_DATA/ib/umad2sim.lsan"
 mkfifo "$T/console"
 ibsim -s "$T/net" < "$T/console" > "$T/ibsim.out" 2>&1 &
