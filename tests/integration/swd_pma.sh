@@ -261,4 +261,11 @@ if not (len(r) == 1 and r[0]["xmit_bytes"] == (4294967295 - 100) * 4 and
         r[0]["rcv_pkts"] == 5 and r[0]["xmit_pkts"] == 0):
     raise SystemExit("check failed: %r" % r)
 PY
+# --- configuration errors are clear and stop the daemon
+"$SWD" --source pma --pma-switch 3:1 --count 1 --output "$T/x.bin" 2> "$T/err" &&
+	fail "a pma_switch with ports was taken"
+grep -q "pma_switch '3:1': expected" "$T/err" || fail "pma_switch error: $(cat "$T/err")"
+"$SWD" --pma-switch 3 --count 1 --output "$T/x.bin" 2> "$T/err" &&
+	fail "pma_switch without source pma was taken"
+grep -q "source is not pma" "$T/err" || fail "source error: $(cat "$T/err")"
 echo "swd_pma: ok"
