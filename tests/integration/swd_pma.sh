@@ -15,16 +15,11 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_TEST_DATA:?}"
 SWD=$BCN_BUILD/collectors/switch/beacon-swd
 BEACON=$BCN_BUILD/cli/beacon
-SIM_SO=$(dpkg -L libumad2sim0 2>/dev/null | grep '/libumad2sim\.so$' | head -n 1 || true)
-if ! command -v ibsim > /dev/null || [ -z "$SIM_SO" ] || ! command -v opensm > /dev/null &&
-	! [ -x /usr/sbin/opensm ]; then
-	echo "swd_pma: skipped (ibsim-utils, libumad2sim0 or opensm not installed)"
-	exit 77
-fi
-OPENSM=$(command -v opensm || echo /usr/sbin/opensm)
+# shellcheck source=tests/lib/ibsim.sh
+source "$(dirname "$0")/../lib/ibsim.sh"
+bcn_ibsim_require swd_pma
 T=$(mktemp -d)
 pid=
-simpid=
 # shellcheck source=tests/lib/servers.sh
 source "$(dirname "$0")/../lib/servers.sh"
 cleanup() {
@@ -32,12 +27,7 @@ cleanup() {
 	[ -n "$pid" ] && BCN_PIDS+=("$pid")
 	pid=
 	bcn_cleanup || st=1
-	if [ -n "$simpid" ]; then
-		echo quit >&7 2>/dev/null || true
-		for _ in $(seq 50); do kill -0 "$simpid" 2>/dev/null || break; sleep 0.1; done
-		kill "$simpid" 2>/dev/null || true
-		wait "$simpid" 2>/dev/null || true
-	fi
+	bcn_ibsim_stop
 	rm -rf "$T"
 	return "$st"
 }
@@ -78,35 +68,11 @@ Hca	1 "Hca4"
 Hca	1 "Hca5"
 [1]	"Switch3"[1]
 NET
-export IBSIM_SOCKNAME="bcn-swd-pma-$$"      # private: tests run in parallel
-export SIM_HOST=Hca1
-export OSM_CACHE_DIR=$T
-# sanitizer builds: libumad2sim.so comes before the ASan runtime, and its
-# own allocations are not beacon's leaks
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$BCN_TEST_DATA/ib/umad2sim.asan"
-export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$BCN_TEST_DATA/ib/umad2sim.lsan"
-mkfifo "$T/console"
-ibsim -s "$T/net" < "$T/console" > "$T/ibsim.out" 2>&1 &
-simpid=$!
-exec 7> "$T/console"            # held open: ibsim stops at end of input
-prompts() { grep -o "sim>" "$T/ibsim.out" | wc -l; }
+bcn_ibsim_start "$T/net" Hca1
 sim() { # one console command, then wait for ibsim's next prompt
-	local n
-	n=$(prompts)
-	echo "$*" >&7
-	for _ in $(seq 400); do
-		[ "$(prompts)" -gt "$n" ] && return 0
-		sleep 0.05
-	done
-	fail "ibsim did not take: $*"
+	echo "$*" > "$T/cmd"
+	bcn_ibsim_feed "$T/cmd"
 }
-for _ in $(seq 200); do
-	grep -q "sim>" "$T/ibsim.out" && break
-	kill -0 "$simpid" 2>/dev/null || fail "ibsim exited: $(cat "$T/ibsim.out")"
-	sleep 0.05
-done
-LD_PRELOAD=$SIM_SO timeout 120 "$OPENSM" -o -f "$T/opensm.out" > "$T/opensm.stdout" 2>&1 ||
-	fail "opensm: $(tail -n 5 "$T/opensm.stdout")"
 pset() { # node port attribute.field value
 	sim "PerformanceSet \"$1\"[$2] $3=$4"
 	grep -q "$1\[$2\] $3 has been set to $4" "$T/ibsim.out" || fail "PerformanceSet $*"
@@ -122,7 +88,7 @@ wait_sample() { # N: until the log says sample N is done (safety net 60 s)
 }
 
 start_swd() { # conf
-	LD_PRELOAD=$SIM_SO "$SWD" --config "$1" 2> "$T/log" &
+	env "${BCN_IBSIM_ENV[@]}" "$SWD" --config "$1" 2> "$T/log" &
 	pid=$!
 }
 
