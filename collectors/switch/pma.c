@@ -59,6 +59,8 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out)
 		free(p);
 		return -ENODEV;
 	}
+	/* misses are logged here, rate-limited, not by libibmad per MAD */
+	madrpc_show_errors(0);
 	mad_rpc_set_timeout(p->port, conf->timeout_ms);
 	mad_rpc_set_retries(p->port, conf->retries);
 	*out = p;
