@@ -109,8 +109,8 @@ static const struct bcn_config_opt swd_options[] = {
 		  "samples (switches and linked ports may change)." },
 	{ "pma_max_hops", BCN_CFG_UINT, M(pma_hops), .min = 0, .max = 63,
 	  .def = "0",
-	  .help = "source pma: hops the discovery walk goes at most (0: "
-		  "libibnetdisc's default)." },
+	  .help = "source pma: hops the discovery walk goes at most (0: 63, "
+		  "the longest directed route)." },
 	{ "perfquery_target", BCN_CFG_STRING,
 	  BCN_CFG_LIST_MEMBER(struct swd_conf, targets, ntargets), .min = 1,
 	  .help = "Switch to query with perfquery, repeatable: "
