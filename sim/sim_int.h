@@ -231,6 +231,8 @@ int bcn_sim_lwfs_reset(struct bcn_sim *s);
 /* InfiniBand leaf switches (sim_ib.c): this tick's traffic, the sysfs
  * counter files. */
 void bcn_sim_ib_tick(struct bcn_sim *s);
+
+#define BCN_SIM_IBSIM_PORTS 254         /* ports of one ibsim switch */
 int bcn_sim_ib_write(struct bcn_sim *s);
 
 /* The nodes of a job whose bytes one placement on an OST holds: first,
