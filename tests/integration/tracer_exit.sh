@@ -7,7 +7,7 @@
 # and exit at the same moment, three times. (1) With the daemon running,
 # every operation of every process arrives, each process's stream ends
 # with its end datagram, and nothing is counted lost. (2) With the daemon
-# stopped (SIGSTOP) while they exit and a short exit wait, what cannot
+# stopped (SIGSTOP) while they exit, longer than their exit wait, what cannot
 # arrive is counted: the streams whose end never came are found once the
 # processes are gone (cut), started and ended or cut streams account for
 # every process, and the operations received plus those counted dropped
@@ -94,7 +94,9 @@ mv "$T/log" "$T/log1.txt"
 rm -f "$T/out.bin"
 bcn_clientd_start --node cn0009 --interval 1s
 mkdir "$T/p2"
-BEACON_TRACE_FLUSH_MS=50 BEACON_TRACE_EXIT_WAIT_MS=100 BEACON_TRACE_SOCKET=$SOCK \
+# the wait (1 s) covers each process's start datagram while the daemon
+# runs; at the end the daemon is stopped for longer than that
+BEACON_TRACE_FLUSH_MS=50 BEACON_TRACE_EXIT_WAIT_MS=1000 BEACON_TRACE_SOCKET=$SOCK \
 	LD_PRELOAD=$TRACE "$STORM" "$T/p2" "$N" 1000 300 "$T/go" \
 	> "$T/pids2.jsonl" 2> "$T/storm2.err" &
 spid=$!
