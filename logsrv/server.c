@@ -635,6 +635,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
 	f[n++] = (struct stat_field){ "reports_dropped", (int64_t)t->reports_dropped };
+	f[n++] = (struct stat_field){ "gen_bumps", (int64_t)t->gen_bumps };
 	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
 	return n + lag_fields(&t->lag, f + n);
 }
@@ -642,7 +643,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 /* HSET <prefix>:stats with the fields and the time (epoch seconds). */
 static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t n)
 {
-	const char *argv[2 + 2 * (STATS_MAX + 1)];
+	const char *argv[2 + 2 * (STATS_MAX + 2)];
 	char vals[STATS_MAX + 1][24], key[BCN_LOGSRV_PREFIX_MAX + 16];
 	int k = 0;
 
@@ -657,7 +658,14 @@ static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t
 	snprintf(vals[n], sizeof(vals[n]), "%" PRId64, bcn_real_ns() / 1000000000);
 	argv[k++] = "time";
 	argv[k++] = vals[n];
+	argv[k++] = "name";
+	argv[k++] = s->cfg->name;
 	bcn_redisq_command(s->q, k, argv, "statistics");
+	/* the registry beacon-web's /metrics reads (docs/api.md) */
+	argv[0] = "SADD";
+	argv[1] = BCN_LOGSRV_REGISTRY_KEY;
+	argv[2] = s->cfg->redis_prefix;
+	bcn_redisq_command(s->q, 3, argv, "statistics registry");
 }
 
 /* Logs the counters and the ingest lag on one line and writes them to
