@@ -159,9 +159,10 @@ static enum MHD_Result serve(struct bcn_web *w, struct MHD_Connection *c,
 		bcn_buf_reset(&p.body);
 		bcn_web_error(&p, 500, "internal error", NULL);
 	}
-	ret = send_resp(c, &p, api);
+	/* counted before the answer leaves: a client that got it sees it */
 	bcn_web_metrics_observe(&w->metrics, q.ep, p.status,
 				bcn_mono_ns() - t0);
+	ret = send_resp(c, &p, api);
 	bcn_buf_free(&p.body);
 	sodium_memzero(pe->body.data, pe->body.cap);
 	return ret;
