@@ -168,7 +168,9 @@ def send_ost(target, t, nbytes, seq):
 
 admin, user = login("admin"), login("user02")
 
-# access
+# access, and the OpenAPI document names the path
+check("/metrics" in json.loads(req("GET", "/api/v1/openapi.json")[2])["paths"],
+      "openapi.json lacks /metrics")
 check(req("GET", "/metrics")[0] == 403, "anonymous from 127.0.0.1 got the metrics")
 check(req("GET", "/metrics", who=user)[0] == 403, "a user got the metrics")
 check(req("GET", "/metrics", who=admin)[0] == 200, "an administrator did not")
