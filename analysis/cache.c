@@ -96,7 +96,7 @@ void bcn_cache_close(struct bcn_cache *c)
 int bcn_cache_generation(struct bcn_cache *c, int64_t from, int64_t to,
 			 uint64_t *gen)
 {
-	static _Thread_local int32_t fields[BCN_CACHEGEN_PER_DAY + 1];
+	int32_t fields[BCN_CACHEGEN_PER_DAY + 1];
 	char key[BCN_CACHEGEN_KEY_MAX];
 	int64_t d0, d1;
 	size_t sent = 0;

@@ -389,9 +389,15 @@ static void note_gens(struct bcn_flusher *f, const struct bcn_record *recs,
 	if (!f->cfg->report_cache_prefix[0])
 		return;
 	for (size_t i = 0; i < n; i++) {
+		struct bcn_cachegen_mark one;
 		size_t k;
 
 		if (recs[i].type == BCN_REC_JOB)
+			continue;
+		/* most records of a batch fall in the minute of the one before */
+		if (f->nmarks && recs[i].dur < BCN_CACHEGEN_BUCKET_NS &&
+		    bcn_cachegen_marks(recs[i].t, recs[i].dur, &one, 1) == 1 &&
+		    !bcn_cachegen_mark_cmp(&one, &f->marks[f->nmarks - 1]))
 			continue;
 		k = bcn_cachegen_marks(recs[i].t, recs[i].dur,
 				       f->marks + f->nmarks,

@@ -17,6 +17,9 @@ static const int64_t bucket_ns[BCN_WEB_BUCKETS - 1] = {
 	10000000000
 };
 
+static const uint8_t v4mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff,
+				      0xff };
+
 /* One entry "ADDR" or "ADDR/BITS" of n bytes into *net. */
 static int parse_net(const char *s, size_t n, struct bcn_web_net *net)
 {
@@ -54,6 +57,14 @@ static int parse_net(const char *s, size_t n, struct bcn_web_net *net)
 		if (v > max)
 			return -BCN_ESYNTAX;
 		net->bits = v;
+	}
+	/* an IPv4-mapped block is its IPv4 block, as peers are */
+	if (net->family == AF_INET6 && net->bits >= 96 &&
+	    !memcmp(net->addr, v4mapped, sizeof(v4mapped))) {
+		memmove(net->addr, net->addr + 12, 4);
+		memset(net->addr + 4, 0, 12);
+		net->family = AF_INET;
+		net->bits -= 96;
 	}
 	return 0;
 }
@@ -104,13 +115,11 @@ static bool in_net(const struct bcn_web_net *net, const uint8_t *a)
 bool bcn_web_metrics_allowed(const struct bcn_web_metrics *m,
 			     const char *peer)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-					    0xff, 0xff };
 	uint8_t a6[16], a4[4];
 	bool v4 = inet_pton(AF_INET, peer, a4) == 1;
 	bool v6 = !v4 && inet_pton(AF_INET6, peer, a6) == 1;
 
-	if (v6 && !memcmp(a6, mapped, sizeof(mapped))) {
+	if (v6 && !memcmp(a6, v4mapped, sizeof(v4mapped))) {
 		memcpy(a4, a6 + 12, 4);
 		v4 = true;
 	}

@@ -54,6 +54,12 @@ static void test_allow(void **state)
 						     sizeof(err)), 0);
 	assert_true(bcn_web_metrics_allowed(&m, "203.0.113.9"));
 	assert_false(bcn_web_metrics_allowed(&m, "::1"));
+	/* an IPv4-mapped block is the IPv4 block */
+	assert_int_equal(bcn_web_metrics_allow_parse(&m, "::ffff:10.9.0.0/112",
+						     err, sizeof(err)), 0);
+	assert_true(bcn_web_metrics_allowed(&m, "10.9.200.1"));
+	assert_true(bcn_web_metrics_allowed(&m, "::ffff:10.9.0.1"));
+	assert_false(bcn_web_metrics_allowed(&m, "10.8.0.1"));
 	assert_int_equal(bcn_web_metrics_allow_parse(&m, "", err, sizeof(err)), 0);
 	assert_false(bcn_web_metrics_allowed(&m, "127.0.0.1"));
 	for (const char *const *b = (const char *const[]){ "10.0.0.0/33",
