@@ -210,18 +210,23 @@ int bcn_cache_drop(struct bcn_cache *c, uint64_t job)
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
+struct member {
+	const char *name, *label;
+};
+
+static int cmp_member(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct member *)a)->name,
+		      ((const struct member *)b)->name);
 }
 
 /* HGETALL of one member's hash, handed to fn. */
-static int one_hash(struct bcn_cache *c, const char *member,
+static int one_hash(struct bcn_cache *c, const struct member *m,
 		    const char *suffix, bcn_cache_hash_fn *fn, void *arg)
 {
 	enum { FIELDS_MAX = 64 };
 	const char *names[FIELDS_MAX], *values[FIELDS_MAX];
-	redisReply *r = redisCommand(c->rc, "HGETALL %s%s", member, suffix);
+	redisReply *r = redisCommand(c->rc, "HGETALL %s%s", m->name, suffix);
 	size_t n = 0;
 	int rc;
 
@@ -236,17 +241,17 @@ static int one_hash(struct bcn_cache *c, const char *member,
 		names[n] = r->element[i]->str;
 		values[n++] = r->element[i + 1]->str;
 	}
-	rc = fn(arg, member, n, names, values);
+	rc = fn(arg, m->name, m->label, n, names, values);
 	freeReplyObject(r);
 	return rc;
 }
 
-int bcn_cache_registry(struct bcn_cache *c, const char *set_key,
+int bcn_cache_registry(struct bcn_cache *c, const char *reg_key,
 		       const char *suffix, size_t max, bcn_cache_hash_fn *fn,
 		       void *arg)
 {
-	redisReply *r = redisCommand(c->rc, "SMEMBERS %s", set_key);
-	const char **m = NULL;
+	redisReply *r = redisCommand(c->rc, "HGETALL %s", reg_key);
+	struct member *m = NULL;
 	size_t n = 0;
 	int rc = 0;
 
@@ -254,15 +259,17 @@ int bcn_cache_registry(struct bcn_cache *c, const char *set_key,
 		freeReplyObject(r);
 		return -EIO;
 	}
-	if (r->elements && !(m = calloc(r->elements, sizeof(*m))))
+	if (r->elements && !(m = calloc(r->elements / 2 + 1, sizeof(*m))))
 		rc = -ENOMEM;
-	for (size_t i = 0; !rc && i < r->elements; i++)
-		if (r->element[i]->type == REDIS_REPLY_STRING)
-			m[n++] = r->element[i]->str;
+	for (size_t i = 0; !rc && i + 1 < r->elements; i += 2)
+		if (r->element[i]->type == REDIS_REPLY_STRING &&
+		    r->element[i + 1]->type == REDIS_REPLY_STRING)
+			m[n++] = (struct member){ r->element[i]->str,
+						  r->element[i + 1]->str };
 	if (n)
-		qsort(m, n, sizeof(*m), cmp_str);
+		qsort(m, n, sizeof(*m), cmp_member);
 	for (size_t i = 0; !rc && i < n && i < max; i++)
-		rc = one_hash(c, m[i], suffix, fn, arg);
+		rc = one_hash(c, &m[i], suffix, fn, arg);
 	free(m);
 	freeReplyObject(r);
 	return rc;

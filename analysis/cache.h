@@ -76,14 +76,16 @@ int bcn_cache_put(struct bcn_cache *c, uint64_t job, uint64_t gen,
 		  const char *json, size_t n);
 
 /* Reads the hashes of a registry in the cache's Redis (the log servers'
- * statistics, docs/logsrv.md): for each member M of the set set_key, at
- * most max of them in byte order, HGETALL M<suffix> and calls fn with M
- * and the hash's fields (n names and values; n 0 when it is gone).
- * fn's non-zero return stops and is returned. Returns 0, that, or -EIO. */
-typedef int bcn_cache_hash_fn(void *arg, const char *member, size_t n,
+ * statistics, docs/logsrv.md): for each field M of the hash reg_key, at
+ * most max of them in byte order, HGETALL M<suffix> and calls fn with M,
+ * the registry's value of M, and the hash's fields (n names and values;
+ * n 0 when it is gone). fn's non-zero return stops and is returned.
+ * Returns 0, that, or -EIO. */
+typedef int bcn_cache_hash_fn(void *arg, const char *member,
+			      const char *label, size_t n,
 			      const char *const *names,
 			      const char *const *values);
-int bcn_cache_registry(struct bcn_cache *c, const char *set_key,
+int bcn_cache_registry(struct bcn_cache *c, const char *reg_key,
 		       const char *suffix, size_t max, bcn_cache_hash_fn *fn,
 		       void *arg);
 

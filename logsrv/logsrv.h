@@ -124,8 +124,8 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 #define BCN_LOGSRV_QUEUE_KEY BCN_REDISQ_QUEUE_KEY /* list of frames */
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
 #define BCN_LOGSRV_STATS_KEY "%s:stats"         /* hash of the statistics */
-/* the set of the redis_prefix of every log server publishing statistics
- * in this Redis (beacon-web's BCN_WEB_LOGSRV_REGISTRY) */
+/* a hash: the redis_prefix of every log server publishing statistics in
+ * this Redis -> its name (beacon-web's BCN_WEB_LOGSRV_REGISTRY) */
 #define BCN_LOGSRV_REGISTRY_KEY "beacon:logsrvs"
 
 struct bcn_flusher;

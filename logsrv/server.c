@@ -643,7 +643,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 /* HSET <prefix>:stats with the fields and the time (epoch seconds). */
 static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t n)
 {
-	const char *argv[2 + 2 * (STATS_MAX + 2)];
+	const char *argv[2 + 2 * (STATS_MAX + 1)];
 	char vals[STATS_MAX + 1][24], key[BCN_LOGSRV_PREFIX_MAX + 16];
 	int k = 0;
 
@@ -658,14 +658,14 @@ static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t
 	snprintf(vals[n], sizeof(vals[n]), "%" PRId64, bcn_real_ns() / 1000000000);
 	argv[k++] = "time";
 	argv[k++] = vals[n];
-	argv[k++] = "name";
-	argv[k++] = s->cfg->name;
 	bcn_redisq_command(s->q, k, argv, "statistics");
-	/* the registry beacon-web's /metrics reads (docs/api.md) */
-	argv[0] = "SADD";
+	/* the registry beacon-web's /metrics reads (docs/api.md): prefix ->
+	 * name */
+	argv[0] = "HSET";
 	argv[1] = BCN_LOGSRV_REGISTRY_KEY;
 	argv[2] = s->cfg->redis_prefix;
-	bcn_redisq_command(s->q, 3, argv, "statistics registry");
+	argv[3] = s->cfg->name;
+	bcn_redisq_command(s->q, 4, argv, "statistics registry");
 }
 
 /* Logs the counters and the ingest lag on one line and writes them to

@@ -3,7 +3,7 @@
  * administrators (others 403). The request counters are the service's
  * own; open anomalies come from the job database, the log servers'
  * health from the statistics hashes they publish in the cache's Redis
- * (the set beacon:logsrvs names their redis_prefix). */
+ * (the hash beacon:logsrvs maps their redis_prefix to their name). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -239,8 +239,9 @@ static int anomalies(struct bcn_web *w, struct kinds *k)
 	return rc;
 }
 
-static int one_logsrv(void *arg, const char *member, size_t n,
-		      const char *const *names, const char *const *values)
+static int one_logsrv(void *arg, const char *member, const char *label,
+		      size_t n, const char *const *names,
+		      const char *const *values)
 {
 	struct logsrvs *l = arg;
 	struct logsrv *s;
@@ -250,11 +251,8 @@ static int one_logsrv(void *arg, const char *member, size_t n,
 	s = &l->v[l->n++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->prefix, sizeof(s->prefix), "%s", member);
+	snprintf(s->name, sizeof(s->name), "%s", label);
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(names[i], "name")) {
-			snprintf(s->name, sizeof(s->name), "%s", values[i]);
-			continue;
-		}
 		for (size_t k = 0; k < NLS; k++)
 			if (!strcmp(names[i], lsfields[k].field)) {
 				s->v[k] = strtoll(values[i], NULL, 10);
