@@ -190,8 +190,18 @@ static int report_one(struct analyzd *a, uint64_t id, bool live)
 {
 	struct bcn_report *r = NULL;
 	struct bcn_jobcheck_result jr;
-	int rc = bcn_report_compute(&a->store, a->db, id, now_ns(),
-				    &a->cfg->report, &r);
+	bool cache = a->cache != NULL;
+	uint64_t gen = 0;
+	int64_t from, to;
+	int rc;
+
+	/* the cache's generation of the window, read before the records */
+	if (cache && (bcn_report_window(a->db, id, now_ns(), &a->cfg->report,
+					&from, &to) ||
+		      bcn_cache_generation(a->cache, from, to, &gen)))
+		cache = false;
+	rc = bcn_report_compute(&a->store, a->db, id, now_ns(),
+				&a->cfg->report, &r);
 
 	/* a finished job: judged against its history, its neighbours and
 	 * its stragglers before the report is kept */
@@ -221,8 +231,8 @@ static int report_one(struct analyzd *a, uint64_t id, bool live)
 	if (r->partial)
 		a->st->partial++;
 	bcn_buf_reset(&a->json);
-	if (a->cache && !bcn_report_to_json(r, true, &a->json) &&
-	    bcn_cache_put(a->cache, id, (const char *)a->json.data,
+	if (cache && !bcn_report_to_json(r, true, &a->json) &&
+	    bcn_cache_put(a->cache, id, gen, (const char *)a->json.data,
 			  a->json.len))
 		bcn_complain(&a->cache_c, BCN_LOG_WARNING, "report cache: "
 			     "cannot store job %" PRIu64, id);

@@ -10,6 +10,7 @@
 #include <hiredis/hiredis.h>
 
 #include "analysis/cache.h"
+#include "common/cachegen.h"
 #include "common/error.h"
 
 struct bcn_cache {
@@ -92,38 +93,107 @@ void bcn_cache_close(struct bcn_cache *c)
 	free(c);
 }
 
-int bcn_cache_get(struct bcn_cache *c, uint64_t job, struct bcn_buf *out)
+int bcn_cache_generation(struct bcn_cache *c, int64_t from, int64_t to,
+			 uint64_t *gen)
+{
+	int32_t fields[BCN_CACHEGEN_PER_DAY + 1];
+	char key[BCN_CACHEGEN_KEY_MAX];
+	int64_t d0, d1;
+	size_t sent = 0;
+	uint64_t sum = 0;
+	int rc = 0;
+
+	*gen = 0;
+	if (from < 0)
+		from = 0;
+	if (to <= from)
+		to = from + 1;
+	d0 = from / BCN_CACHEGEN_DAY_NS;
+	d1 = (to - 1) / BCN_CACHEGEN_DAY_NS;
+	if (d1 - d0 >= BCN_CACHEGEN_DAYS_MAX)
+		return -E2BIG;
+	for (int64_t d = d0; d <= d1; d++) {
+		const char *argv[BCN_CACHEGEN_PER_DAY + 3];
+		char names[BCN_CACHEGEN_PER_DAY + 1][BCN_CACHEGEN_FIELD_MAX];
+		size_t n;
+
+		if (bcn_cachegen_key(c->cfg.prefix, d, key, sizeof(key)))
+			return -ENAMETOOLONG;
+		bcn_cachegen_window_fields(from, to, d, fields, &n);
+		argv[0] = "HMGET";
+		argv[1] = key;
+		for (size_t i = 0; i < n; i++) {
+			bcn_cachegen_field(fields[i], names[i], sizeof(names[i]));
+			argv[i + 2] = names[i];
+		}
+		redisAppendCommandArgv(c->rc, (int)n + 2, argv, NULL);
+		sent++;
+	}
+	for (size_t i = 0; i < sent; i++) {
+		redisReply *r = NULL;
+
+		if (redisGetReply(c->rc, (void **)&r) != REDIS_OK)
+			return -EIO;    /* the connection is broken: no more replies */
+		if (!r || r->type != REDIS_REPLY_ARRAY)
+			rc = -EIO;
+		for (size_t k = 0; !rc && k < r->elements; k++)
+			if (r->element[k]->type == REDIS_REPLY_STRING)
+				sum += strtoull(r->element[k]->str, NULL, 10);
+		freeReplyObject(r);
+	}
+	*gen = sum;
+	return rc;
+}
+
+int bcn_cache_get(struct bcn_cache *c, uint64_t job, uint64_t gen,
+		  struct bcn_buf *out)
 {
 	char k[BCN_CACHE_PREFIX_MAX + 24];
 	redisReply *r;
 	int rc;
 
 	key_of(c, job, k, sizeof(k));
-	r = redisCommand(c->rc, "GET %s", k);
+	r = redisCommand(c->rc, "HMGET %s gen json", k);
 	if (!r)
 		return -EIO;
-	if (r->type == REDIS_REPLY_STRING)
-		rc = bcn_buf_add(out, r->str, r->len) ? -BCN_EFULL : 1;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 2)
+		rc = -EIO;
+	else if (r->element[0]->type != REDIS_REPLY_STRING ||
+		 r->element[1]->type != REDIS_REPLY_STRING ||
+		 strtoull(r->element[0]->str, NULL, 10) != gen)
+		rc = 0;         /* none, or computed before records landed */
 	else
-		rc = r->type == REDIS_REPLY_NIL ? 0 : -EIO;
+		rc = bcn_buf_add(out, r->element[1]->str, r->element[1]->len) ?
+		     -BCN_EFULL : 1;
 	freeReplyObject(r);
 	return rc;
 }
 
-int bcn_cache_put(struct bcn_cache *c, uint64_t job, const char *json,
-		  size_t n)
+int bcn_cache_put(struct bcn_cache *c, uint64_t job, uint64_t gen,
+		  const char *json, size_t n)
 {
 	char k[BCN_CACHE_PREFIX_MAX + 24];
-	redisReply *r;
-	int rc;
+	redisReply *r = NULL;
+	int rc = 0;
 
 	key_of(c, job, k, sizeof(k));
-	r = redisCommand(c->rc, "SET %s %b PX %lld", k, json, n,
-			 (long long)c->cfg.ttl_ms);
-	if (!r)
-		return -EIO;
-	rc = r->type == REDIS_REPLY_STATUS ? 0 : -EIO;
-	freeReplyObject(r);
+	/* DEL first: a key of another type (an older beacon's string) */
+	redisAppendCommand(c->rc, "MULTI");
+	redisAppendCommand(c->rc, "DEL %s", k);
+	redisAppendCommand(c->rc, "HSET %s gen %llu json %b", k,
+			   (unsigned long long)gen, json, n);
+	redisAppendCommand(c->rc, "PEXPIRE %s %lld", k,
+			   (long long)c->cfg.ttl_ms);
+	redisAppendCommand(c->rc, "EXEC");
+	for (int i = 0; i < 5; i++) {
+		if (redisGetReply(c->rc, (void **)&r) != REDIS_OK)
+			return -EIO;
+		if (!r || r->type == REDIS_REPLY_ERROR ||
+		    (i == 4 && (r->type != REDIS_REPLY_ARRAY ||
+				r->elements != 3)))
+			rc = -EIO;
+		freeReplyObject(r);
+	}
 	return rc;
 }
 
@@ -138,4 +208,69 @@ int bcn_cache_drop(struct bcn_cache *c, uint64_t job)
 		return -EIO;
 	freeReplyObject(r);
 	return 0;
+}
+
+struct member {
+	const char *name, *label;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+	return strcmp(((const struct member *)a)->name,
+		      ((const struct member *)b)->name);
+}
+
+/* HGETALL of one member's hash, handed to fn. */
+static int one_hash(struct bcn_cache *c, const struct member *m,
+		    const char *suffix, bcn_cache_hash_fn *fn, void *arg)
+{
+	enum { FIELDS_MAX = 64 };
+	const char *names[FIELDS_MAX], *values[FIELDS_MAX];
+	redisReply *r = redisCommand(c->rc, "HGETALL %s%s", m->name, suffix);
+	size_t n = 0;
+	int rc;
+
+	if (!r || r->type != REDIS_REPLY_ARRAY) {
+		freeReplyObject(r);
+		return -EIO;
+	}
+	for (size_t i = 0; i + 1 < r->elements && n < FIELDS_MAX; i += 2) {
+		if (r->element[i]->type != REDIS_REPLY_STRING ||
+		    r->element[i + 1]->type != REDIS_REPLY_STRING)
+			continue;
+		names[n] = r->element[i]->str;
+		values[n++] = r->element[i + 1]->str;
+	}
+	rc = fn(arg, m->name, m->label, n, names, values);
+	freeReplyObject(r);
+	return rc;
+}
+
+int bcn_cache_registry(struct bcn_cache *c, const char *reg_key,
+		       const char *suffix, size_t max, bcn_cache_hash_fn *fn,
+		       void *arg)
+{
+	redisReply *r = redisCommand(c->rc, "HGETALL %s", reg_key);
+	struct member *m = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!r || r->type != REDIS_REPLY_ARRAY) {
+		freeReplyObject(r);
+		return -EIO;
+	}
+	if (r->elements && !(m = calloc(r->elements / 2 + 1, sizeof(*m))))
+		rc = -ENOMEM;
+	for (size_t i = 0; !rc && i + 1 < r->elements; i += 2)
+		if (r->element[i]->type == REDIS_REPLY_STRING &&
+		    r->element[i + 1]->type == REDIS_REPLY_STRING)
+			m[n++] = (struct member){ r->element[i]->str,
+						  r->element[i + 1]->str };
+	if (n)
+		qsort(m, n, sizeof(*m), cmp_member);
+	for (size_t i = 0; !rc && i < n && i < max; i++)
+		rc = one_hash(c, &m[i], suffix, fn, arg);
+	free(m);
+	freeReplyObject(r);
+	return rc;
 }

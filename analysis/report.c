@@ -477,11 +477,23 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 
 /* ---- assembly ---- */
 
+/* [start - margin, end + margin) of j, a running job's end being now. */
+static void window_of(const struct bcn_job *j, int64_t now,
+		      const struct bcn_report_config *cfg, int64_t *from,
+		      int64_t *to)
+{
+	int64_t start = j->start ? j->start : j->submit;
+	int64_t end = j->end ? j->end : now;
+
+	*from = start - cfg->margin_ms * 1000000;
+	*to = (end > start ? end : start) + cfg->margin_ms * 1000000;
+	if (*from < 0)
+		*from = 0;
+}
+
 static int copy_job(struct bcn_report *r, const struct bcn_job *j,
 		    int64_t now, const struct bcn_report_config *cfg)
 {
-	int64_t end = j->end ? j->end : now;
-
 	r->job = j->id;
 	snprintf(r->user, sizeof(r->user), "%s", j->user);
 	snprintf(r->name, sizeof(r->name), "%s", j->name);
@@ -495,12 +507,23 @@ static int copy_job(struct bcn_report *r, const struct bcn_job *j,
 	r->start = j->start ? j->start : j->submit;
 	r->end = j->end;
 	r->computed = now;
-	r->window_from = r->start - cfg->margin_ms * 1000000;
-	r->window_to = (end > r->start ? end : r->start) +
-		       cfg->margin_ms * 1000000;
-	if (r->window_from < 0)
-		r->window_from = 0;
+	window_of(j, now, cfg, &r->window_from, &r->window_to);
 	return r->nodelist ? 0 : -ENOMEM;
+}
+
+int bcn_report_window(struct bcn_jobdb *db, uint64_t job, int64_t now_ns,
+		      const struct bcn_report_config *cfg, int64_t *from,
+		      int64_t *to)
+{
+	struct bcn_job j;
+	int rc = bcn_jobdb_get_job(db, job, &j);
+
+	if (rc == 0)
+		return -ENOENT;
+	if (rc < 0)
+		return rc;
+	window_of(&j, now_ns, cfg, from, to);
+	return 0;
 }
 
 int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,

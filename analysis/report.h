@@ -192,6 +192,14 @@ int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,
 
 void bcn_report_free(struct bcn_report *r);
 
+/* The window of job's report at now_ns (what bcn_report_compute reads:
+ * [start - report_margin, end + report_margin), a running job's end
+ * being now) into *from and *to, for the cache's generation. Returns 0,
+ * -ENOENT when db has no such job, or a negative code. */
+int bcn_report_window(struct bcn_jobdb *db, uint64_t job, int64_t now_ns,
+		      const struct bcn_report_config *cfg, int64_t *from,
+		      int64_t *to);
+
 /* Stores the report's summary, parts, phases and findings in db. */
 int bcn_report_save(struct bcn_jobdb *db, const struct bcn_report *r);
 

@@ -239,6 +239,8 @@ static int bench_size(struct conf *c, struct bcn_stores *ss,
 	struct bcn_report *r = NULL;
 	uint64_t job = 900000 + nodes, records;
 	struct bcn_buf js;
+	int64_t wfrom = 0, wto = 0;
+	uint64_t gen = 0;
 	int err;
 
 	bcn_report_config_defaults(&rc);
@@ -256,14 +258,22 @@ static int bench_size(struct conf *c, struct bcn_stores *ss,
 		unc[i] = now_s() - a;
 	}
 	if ((err = bcn_report_to_json(r, true, &js)) ||
-	    (err = bcn_cache_put(cache, job, (const char *)js.data, js.len)))
+	    (err = bcn_report_window(db, job, t0 + 2 * HOUR * NS, &rc, &wfrom,
+				     &wto)) ||
+	    (err = bcn_cache_generation(cache, wfrom, wto, &gen)) ||
+	    (err = bcn_cache_put(cache, job, gen, (const char *)js.data,
+				 js.len)))
 		goto out;
 	for (int i = 0; i < 200; i++) {
 		struct bcn_buf got;
 		double a = now_s();
 
 		bcn_buf_init(&got, 256u << 20);
-		err = bcn_cache_get(cache, job, &got) == 1 ? 0 : -EIO;
+		/* a hit: the window's generation, then the entry */
+		err = bcn_cache_generation(cache, wfrom, wto, &gen);
+		if (!err)
+			err = bcn_cache_get(cache, job, gen, &got) == 1 ? 0 :
+			      -EIO;
 		hit[i] = now_s() - a;
 		bcn_buf_free(&got);
 		if (err)

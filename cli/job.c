@@ -64,9 +64,27 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Computes the report, stores its JSON in the cache (if any). */
+/* The generation of job id's window in the cache (read before the
+ * report is computed, docs/report.md). Returns 0 or a negative code. */
+static int job_gen(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
+		   uint64_t *gen)
+{
+	struct bcn_jobdb *db = NULL;
+	char err[JOB_ERR_MAX];
+	int64_t from, to;
+	int rc = bcn_jobdb_open(&c->db, &db, err, sizeof(err));
+
+	if (!rc)
+		rc = bcn_report_window(db, id, now_ns(), &c->rc, &from, &to);
+	if (db)
+		bcn_jobdb_close(db);
+	return rc ? rc : bcn_cache_generation(cache, from, to, gen);
+}
+
+/* Computes the report, stores its JSON in the cache (if any) with the
+ * generation gen. */
 static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
-		   struct bcn_report **rep, char *err, size_t n)
+		   uint64_t gen, struct bcn_report **rep, char *err, size_t n)
 {
 	struct bcn_stores st = { .n = 0 };
 	struct bcn_jobcheck_result jr;
@@ -100,7 +118,8 @@ static int compute(struct job_conf *c, uint64_t id, struct bcn_cache *cache,
 		goto out;
 	}
 	if (cache && !bcn_report_to_json(*rep, true, &js))
-		(void)bcn_cache_put(cache, id, (const char *)js.data, js.len);
+		(void)bcn_cache_put(cache, id, gen, (const char *)js.data,
+				    js.len);
 out:
 	bcn_buf_free(&js);
 	bcn_stores_close(&st);
@@ -115,18 +134,23 @@ static int show(struct job_conf *c, uint64_t id)
 	struct bcn_report *rep = NULL;
 	char err[JOB_ERR_MAX];
 	struct bcn_buf out;
+	uint64_t gen = 0;
 	int rc;
 
 	bcn_buf_init(&out, JOB_OUT_MAX);
 	if (c->cache.host[0] && bcn_cache_open(&c->cache, &cache, err,
 					       sizeof(err)))
 		fprintf(stderr, "beacon job: %s (going on without it)\n", err);
+	if (cache && job_gen(c, id, cache, &gen)) {
+		bcn_cache_close(cache);         /* not cached, not stored */
+		cache = NULL;
+	}
 	if (cache && c->json && !c->fresh &&
-	    bcn_cache_get(cache, id, &out) == 1) {
+	    bcn_cache_get(cache, id, gen, &out) == 1) {
 		rc = 0;
 		goto print;
 	}
-	rc = compute(c, id, cache, &rep, err, sizeof(err));
+	rc = compute(c, id, cache, gen, &rep, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "beacon job: %s\n", err);
 		goto out;

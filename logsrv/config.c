@@ -71,6 +71,8 @@ const struct bcn_config_opt bcn_logsrv_options[] = {
 	  .help = "File holding the Redis password (AUTH), if any." },
 	{ "report_cache_prefix", BCN_CFG_STRING, M(report_cache_prefix),
 	  .def = "beacon:report:", .help = "Key prefix of the per-job report cache in this Redis (cache_prefix of beacon-analyzd and beacon job): the cached report of a job whose records arrive is deleted. Empty: none." },
+	{ "report_gen_ttl", BCN_CFG_DURATION, M(report_gen_ttl_ms), .min = 60000,
+	  .max = 31622400000ll, .def = "8d", .help = "How long the generation of a day (report_cache_prefix gen:DAY, bumped when records of that day are stored) lives after its last bump; longer than the cache_ttl of the readers." },
 	{ "redis_prefix", BCN_CFG_STRING, M(redis_prefix), .min = 1, .def = "bcn",
 	  .help = "Prefix of this server's Redis keys." },
 	{ "redis_require_fsync", BCN_CFG_BOOL, M(redis_require_fsync), .def = "yes",

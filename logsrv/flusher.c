@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cachegen.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "proto/frame.h"
@@ -28,6 +29,7 @@
 #define BATCH_RECORDS_MAX 8192          /* records per store append */
 #define BACKOFF_MIN_MS 100
 #define DECODER_KEEP_BYTES (1u << 20)   /* a decoder keeps this much between rounds */
+#define GEN_MARKS_MAX 16384             /* generation bumps noted before sent */
 
 struct bcn_flusher {
 	pthread_t thread;
@@ -51,6 +53,8 @@ struct bcn_flusher {
 	struct bcn_complain cache_complaint;
 	uint64_t *jobs;                 /* jobs of the records just stored */
 	size_t njobs;
+	struct bcn_cachegen_mark *marks; /* minutes of the records just stored */
+	size_t nmarks;
 };
 
 static void sleep_ms(struct bcn_flusher *f, int64_t ms)
@@ -327,6 +331,88 @@ static void drop_reports(struct bcn_flusher *f)
 	f->njobs = 0;
 }
 
+/* Sends one pipelined HINCRBY per distinct mark, and per day one of its
+ * total ("d") and a PEXPIRE of report_gen_ttl: the generations of the
+ * minutes whose records were just stored (docs/report.md), which make a
+ * report cached over those minutes a miss. A failure is logged
+ * (rate-limited). */
+static void bump_gens(struct bcn_flusher *f)
+{
+	char key[BCN_CACHEGEN_KEY_MAX], field[BCN_CACHEGEN_FIELD_MAX];
+	char ttl[24];
+	size_t n = 0, sent = 0, failed = 0;
+
+	qsort(f->marks, f->nmarks, sizeof(*f->marks), bcn_cachegen_mark_cmp);
+	for (size_t i = 0; i < f->nmarks; i++)
+		if (!n || bcn_cachegen_mark_cmp(&f->marks[i], &f->marks[n - 1]))
+			f->marks[n++] = f->marks[i];
+	snprintf(ttl, sizeof(ttl), "%" PRId64, f->cfg->report_gen_ttl_ms);
+	for (size_t i = 0; i < n; i++) {
+		bool first = !i || f->marks[i].day != f->marks[i - 1].day;
+
+		if (bcn_cachegen_key(f->cfg->report_cache_prefix,
+				     f->marks[i].day, key, sizeof(key)))
+			continue;
+		bcn_cachegen_field(f->marks[i].field, field, sizeof(field));
+		redisAppendCommand(f->rc, "HINCRBY %s %s 1", key, field);
+		sent++;
+		if (!first)
+			continue;
+		redisAppendCommand(f->rc, "HINCRBY %s d 1", key);
+		redisAppendCommand(f->rc, "PEXPIRE %s %s", key, ttl);
+		sent += 2;
+	}
+	for (size_t i = 0; i < sent; i++) {
+		redisReply *r = NULL;
+
+		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK) {
+			failed += sent - i;
+			break;
+		}
+		if (!r || r->type == REDIS_REPLY_ERROR)
+			failed++;
+		freeReplyObject(r);
+	}
+	if (failed)
+		bcn_complain(&f->cache_complaint, BCN_LOG_WARNING,
+			     "flusher: %zu of %zu generation updates failed",
+			     failed, sent);
+	else
+		f->st->gen_bumps += n;
+	f->nmarks = 0;
+}
+
+/* Notes the minutes of n stored records, for bump_gens. */
+static void note_gens(struct bcn_flusher *f, const struct bcn_record *recs,
+		      size_t n)
+{
+	if (!f->cfg->report_cache_prefix[0])
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct bcn_cachegen_mark one;
+		size_t k;
+
+		if (recs[i].type == BCN_REC_JOB)
+			continue;
+		/* most records of a batch fall in the minute of the one before */
+		if (f->nmarks && recs[i].dur < BCN_CACHEGEN_BUCKET_NS &&
+		    bcn_cachegen_marks(recs[i].t, recs[i].dur, &one, 1) == 1 &&
+		    !bcn_cachegen_mark_cmp(&one, &f->marks[f->nmarks - 1]))
+			continue;
+		k = bcn_cachegen_marks(recs[i].t, recs[i].dur,
+				       f->marks + f->nmarks,
+				       GEN_MARKS_MAX - f->nmarks);
+		if (f->nmarks + k > GEN_MARKS_MAX) {
+			bump_gens(f);
+			k = bcn_cachegen_marks(recs[i].t, recs[i].dur, f->marks,
+					       GEN_MARKS_MAX);
+			if (k > GEN_MARKS_MAX)
+				k = GEN_MARKS_MAX;
+		}
+		f->nmarks += k;
+	}
+}
+
 /* Notes the jobs of n stored records, for drop_reports. */
 static void note_jobs(struct bcn_flusher *f, const struct bcn_record *recs,
 		      size_t n)
@@ -378,6 +464,7 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 			if (!rc) {
 				account_lag(f, f->recs, nr);
 				note_jobs(f, f->recs, nr);
+				note_gens(f, f->recs, nr);
 			}
 			nr = 0;
 		}
@@ -411,6 +498,7 @@ static int flush_round(struct bcn_flusher *f)
 		if (!rc) {
 			account_lag(f, f->recs, nrec);
 			note_jobs(f, f->recs, nrec);
+			note_gens(f, f->recs, nrec);
 		}
 	} else if (rc < 0 && rc != -EIO) {
 		freeReplyObject(r);
@@ -430,6 +518,8 @@ static int flush_round(struct bcn_flusher *f)
 			     "flusher: record store is back");
 	if (f->njobs)
 		drop_reports(f);
+	if (f->nmarks)
+		bump_gens(f);
 	t = redisCommand(f->rc, "LTRIM %s %llu -1", f->queue_key,
 			 (unsigned long long)used);
 	if (!t || t->type == REDIS_REPLY_ERROR) {
@@ -532,7 +622,8 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 	f->recs = calloc(BATCH_RECORDS_MAX, sizeof(*f->recs));
 	f->items = calloc(BATCH_RECORDS_MAX, sizeof(*f->items));
 	f->jobs = calloc(BATCH_RECORDS_MAX, sizeof(*f->jobs));
-	rc = f->recs && f->items && f->jobs ? 0 : -ENOMEM;
+	f->marks = calloc(GEN_MARKS_MAX, sizeof(*f->marks));
+	rc = f->recs && f->items && f->jobs && f->marks ? 0 : -ENOMEM;
 	if (!rc) {
 		rc = bcn_store_open(&cfg->store.cfg, &f->store, err, sizeof(err));
 		if (rc)
@@ -545,6 +636,7 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 		free(f->recs);
 		free(f->items);
 		free(f->jobs);
+		free(f->marks);
 		free(f);
 		return rc;
 	}
@@ -565,5 +657,6 @@ void bcn_flusher_stop(struct bcn_flusher *f)
 	free(f->recs);
 	free(f->items);
 	free(f->jobs);
+	free(f->marks);
 	free(f);
 }

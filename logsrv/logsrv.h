@@ -52,6 +52,7 @@ struct bcn_logsrv_config {
 	char redis_password_file[PATH_MAX];
 	char redis_prefix[BCN_LOGSRV_PREFIX_MAX];
 	char report_cache_prefix[BCN_LOGSRV_PREFIX_MAX];
+	int64_t report_gen_ttl_ms;              /* of the generation hashes */
 	bool redis_require_fsync;
 	uint64_t dedup_window;
 	int64_t dedup_ttl_ms;
@@ -106,6 +107,7 @@ struct bcn_logsrv_stats {
 	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
 	_Atomic uint64_t reports_dropped;       /* cached reports made stale */
+	_Atomic uint64_t gen_bumps;             /* minutes whose generation grew */
 	_Atomic uint64_t dead_letters;
 	_Atomic int64_t backlog;                /* frames in Redis, -1 unknown */
 	struct bcn_logsrv_lag lag;
@@ -122,6 +124,9 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 #define BCN_LOGSRV_QUEUE_KEY BCN_REDISQ_QUEUE_KEY /* list of frames */
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
 #define BCN_LOGSRV_STATS_KEY "%s:stats"         /* hash of the statistics */
+/* a hash: the redis_prefix of every log server publishing statistics in
+ * this Redis -> its name (beacon-web's BCN_WEB_LOGSRV_REGISTRY) */
+#define BCN_LOGSRV_REGISTRY_KEY "beacon:logsrvs"
 
 struct bcn_flusher;
 

@@ -635,6 +635,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "backlog", t->backlog };
 	f[n++] = (struct stat_field){ "flushed", (int64_t)t->flushed_records };
 	f[n++] = (struct stat_field){ "reports_dropped", (int64_t)t->reports_dropped };
+	f[n++] = (struct stat_field){ "gen_bumps", (int64_t)t->gen_bumps };
 	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
 	return n + lag_fields(&t->lag, f + n);
 }
@@ -658,6 +659,13 @@ static void stats_to_redis(struct bcn_srv *s, const struct stat_field *f, size_t
 	argv[k++] = "time";
 	argv[k++] = vals[n];
 	bcn_redisq_command(s->q, k, argv, "statistics");
+	/* the registry beacon-web's /metrics reads (docs/api.md): prefix ->
+	 * name */
+	argv[0] = "HSET";
+	argv[1] = BCN_LOGSRV_REGISTRY_KEY;
+	argv[2] = s->cfg->redis_prefix;
+	argv[3] = s->cfg->name;
+	bcn_redisq_command(s->q, 4, argv, "statistics registry");
 }
 
 /* Logs the counters and the ingest lag on one line and writes them to

@@ -125,61 +125,100 @@ int bcn_web_jobs(struct bcn_web_req *q, struct bcn_web_resp *p)
 	return rc;
 }
 
-/* Computes the report of job into p and caches it; under w->lock. */
+/* Computes the report of job into p and caches it with the window's
+ * generation read before; on the miss connections, under w->miss_lock. A
+ * report another request cached while this one waited is taken. */
 static int compute(struct bcn_web_req *q, struct bcn_web_resp *p,
 		   uint64_t job)
 {
 	struct bcn_web *w = q->w;
 	struct bcn_report *rep = NULL;
 	struct bcn_jobcheck_result jr;
+	bool cache = w->miss_cache != NULL;
+	int64_t from, to, now = bcn_web_now();
+	uint64_t gen = 0;
 	int rc;
 
-	rc = bcn_report_compute(&w->st, w->db, job, bcn_web_now(),
-				&w->cfg->rc, &rep);
+	if (cache && (bcn_report_window(w->miss_db, job, now, &w->cfg->rc,
+					&from, &to) ||
+		      bcn_cache_generation(w->miss_cache, from, to, &gen)))
+		cache = false;
+	if (cache && bcn_cache_get(w->miss_cache, job, gen, &p->body) == 1) {
+		p->cache = "hit";
+		return 0;
+	}
+	bcn_buf_reset(&p->body);
+	rc = bcn_report_compute(&w->miss_st, w->miss_db, job, now, &w->cfg->rc,
+				&rep);
 	if (rc == -ENOENT)
 		return bcn_web_error(p, 404, "no such job", NULL);
 	/* the history verdict, as beacon-analyzd and `beacon job` give it
 	 * (nothing stored) */
 	if (!rc && rep->end)
-		rc = bcn_jobcheck_run(&w->cfg->jc, &w->cfg->det, &w->st, w->db,
-				      rep, false, bcn_web_now(), &jr);
+		rc = bcn_jobcheck_run(&w->cfg->jc, &w->cfg->det, &w->miss_st,
+				      w->miss_db, rep, false, bcn_web_now(),
+				      &jr);
 	if (!rc)
 		rc = bcn_report_to_json(rep, false, &p->body);
-	if (!rc && w->cache) {
+	if (!rc && cache) {
 		struct bcn_buf c;
 
 		bcn_buf_init(&c, BCN_WEB_OUT_MAX);
 		if (!bcn_report_to_json(rep, true, &c))
-			(void)bcn_cache_put(w->cache, job, (const char *)c.data,
-					    c.len);
+			(void)bcn_cache_put(w->miss_cache, job, gen,
+					    (const char *)c.data, c.len);
 		bcn_buf_free(&c);
 	}
 	bcn_report_free(rep);
 	return rc;
 }
 
+/* The cached report of q->id, when it holds for the window's generation
+ * now: 1 (in p), 0, or a negative code; under w->lock. */
+static int cached(struct bcn_web_req *q, struct bcn_web_resp *p)
+{
+	struct bcn_web *w = q->w;
+	int64_t from, to;
+	uint64_t gen;
+	int rc;
+
+	if (!w->cache)
+		return 0;
+	rc = bcn_report_window(w->db, q->id, bcn_web_now(), &w->cfg->rc,
+			       &from, &to);
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
+	if (bcn_cache_generation(w->cache, from, to, &gen))
+		return 0;       /* no cache: a miss */
+	rc = bcn_cache_get(w->cache, q->id, gen, &p->body);
+	return rc == 1 ? 1 : 0;
+}
+
 int bcn_web_job(struct bcn_web_req *q, struct bcn_web_resp *p)
 {
 	struct bcn_web *w = q->w;
-	int rc;
+	int seen, rc;
 
 	pthread_mutex_lock(&w->lock);
-	rc = bcn_web_may_see_job(q, q->id);
-	if (rc == 0) {
-		rc = bcn_web_error(p, 404, "no such job", NULL);
-		goto out;
-	}
-	if (rc < 0)
-		goto out;
-	p->cache = "miss";
-	if (w->cache && bcn_cache_get(w->cache, q->id, &p->body) == 1) {
-		p->cache = "hit";
-		rc = 0;
-		goto out;
-	}
-	bcn_buf_reset(&p->body);
-	rc = compute(q, p, q->id);
-out:
+	seen = bcn_web_may_see_job(q, q->id);
+	rc = seen > 0 ? cached(q, p) : seen;
 	pthread_mutex_unlock(&w->lock);
+	if (seen == 0)
+		return bcn_web_error(p, 404, "no such job", NULL);
+	if (rc < 0)
+		return rc;
+	if (rc == 1) {
+		p->cache = "hit";
+		atomic_fetch_add(&w->metrics.cache_hits, 1);
+		return 0;
+	}
+	/* a miss: computed on connections of its own, w->lock free */
+	p->cache = "miss";
+	bcn_buf_reset(&p->body);
+	pthread_mutex_lock(&w->miss_lock);
+	rc = compute(q, p, q->id);
+	pthread_mutex_unlock(&w->miss_lock);
+	atomic_fetch_add(p->cache[0] == 'h' ? &w->metrics.cache_hits :
+			 &w->metrics.cache_misses, 1);
 	return rc;
 }

@@ -377,6 +377,7 @@ int bcn_web_login(struct bcn_web_req *q, struct bcn_web_resp *p)
 		goto out;
 	}
 	failed(q, user, now);
+	atomic_fetch_add(&q->w->metrics.login_failures, 1);
 	rc = bcn_web_error(p, 401, "wrong user or password", NULL);
 out:
 	sodium_memzero(pw, sizeof(pw));

@@ -82,6 +82,11 @@ const struct bcn_config_opt bcn_web_options[] = {
 	{ "web_grants_max", BCN_CFG_UINT, M(grants_max), .min = 16,
 	  .max = 1000000, .def = "20000",
 	  .help = "(job, component) pairs of a user's access rules." },
+	{ "web_metrics_allow", BCN_CFG_STRING, M(metrics_allow),
+	  .def = "127.0.0.1, ::1",
+	  .help = "Addresses and CIDR blocks (comma-separated) served GET "
+		  "/metrics without logging in; administrators always are. "
+		  "Empty: administrators only." },
 	{ "log_level", BCN_CFG_ENUM, M(log_level),
 	  .words = bcn_log_level_names, .def = "info", .help = "Log level." },
 	{ "log_dest", BCN_CFG_ENUM, M(log_dest), .words = log_dests,

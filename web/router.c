@@ -3,7 +3,8 @@
  * the parameters they take. Paths under /api/ that match none are 404,
  * a known path with another method 405; anonymous requests to an
  * endpoint that needs a user get 401, a user's to an administrator's
- * endpoint 403; everything else goes to the static files. */
+ * endpoint 403; /metrics goes to the metrics (web/api_metrics.c),
+ * everything else to the static files. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ static const struct route routes[] = {
 	  bcn_web_anomaly_ack },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
+_Static_assert(NROUTES <= BCN_WEB_EP_STATIC, "more routes than metrics endpoints");
 
 /* Whether path matches pattern; the '#' segment's number into *id. */
 static bool match(const char *pattern, const char *path, uint64_t *id)
@@ -90,6 +92,7 @@ static const struct route *find(struct bcn_web_req *q, struct bcn_web_resp *p)
 
 		if (!match(r->pattern, q->path, &q->id))
 			continue;
+		q->ep = i;
 		if (!strcmp(r->method, q->method) ||
 		    (!strcmp(r->method, "GET") && is_get(q->method)))
 			return r;
@@ -130,13 +133,31 @@ static int api(struct bcn_web_req *q, struct bcn_web_resp *p)
 	return r->fn(q, p);
 }
 
+size_t bcn_web_routes(void)
+{
+	return NROUTES;
+}
+
+void bcn_web_route(size_t i, const char **method, const char **pattern)
+{
+	*method = i < NROUTES ? routes[i].method : "";
+	*pattern = i < NROUTES ? routes[i].pattern : "";
+}
+
 int bcn_web_dispatch(struct bcn_web_req *q, struct bcn_web_resp *p)
 {
 	int rc;
 
-	if (strncmp(q->path, "/api/", 5) && strcmp(q->path, "/api"))
+	q->ep = BCN_WEB_EP_STATIC;
+	if (!strcmp(q->path, "/metrics")) {
+		q->ep = BCN_WEB_EP_METRICS;
+		rc = bcn_web_metrics(q, p);
+	} else if (strncmp(q->path, "/api/", 5) && strcmp(q->path, "/api")) {
 		return bcn_web_static(q, p);
-	rc = api(q, p);
+	} else {
+		q->ep = BCN_WEB_EP_UNMATCHED;
+		rc = api(q, p);
+	}
 	if (rc < 0) {
 		pthread_mutex_lock(&q->w->lock);
 		bcn_complain(&q->w->backend_log, BCN_LOG_ERR, "%s %s: %s",

@@ -16,6 +16,7 @@
 
 #include <sodium.h>
 
+#include "common/clock.h"
 #include "common/error.h"
 #include "web/auth.h"
 #include "web/web_int.h"
@@ -138,6 +139,7 @@ static enum MHD_Result serve(struct bcn_web *w, struct MHD_Connection *c,
 	struct bcn_web_req q;
 	enum MHD_Result ret;
 	bool api = !strncmp(url, "/api/", 5);
+	int64_t t0;
 
 	if (pe->too_big)
 		return reply_error(c, 413, "request body too large", NULL);
@@ -152,10 +154,14 @@ static enum MHD_Result serve(struct bcn_web *w, struct MHD_Connection *c,
 	peer_of(c, q.peer, sizeof(q.peer));
 	bcn_buf_init(&p.body, BCN_WEB_OUT_MAX);
 	p.status = 500;
+	t0 = bcn_mono_ns();
 	if (bcn_web_dispatch(&q, &p) && p.status < 400) {
 		bcn_buf_reset(&p.body);
 		bcn_web_error(&p, 500, "internal error", NULL);
 	}
+	/* counted before the answer leaves: a client that got it sees it */
+	bcn_web_metrics_observe(&w->metrics, q.ep, p.status,
+				bcn_mono_ns() - t0);
 	ret = send_resp(c, &p, api);
 	bcn_buf_free(&p.body);
 	sodium_memzero(pe->body.data, pe->body.cap);
@@ -323,7 +329,20 @@ static int backends(struct bcn_web *w)
 	if (cfg->cache.host[0] &&
 	    bcn_cache_open(&cfg->cache, &w->cache, err, sizeof(err)))
 		BCN_WARN("report cache: %s (going on without it)", err);
-	return 0;
+	/* the connections of the report computed on a miss */
+	if ((rc = bcn_jobdb_open(&cfg->db, &w->miss_db, err, sizeof(err))) ||
+	    (rc = bcn_stores_open(&cfg->store.cfg, &cfg->stores, &w->miss_st,
+				  err, sizeof(err)))) {
+		BCN_ERR("%s", err);
+		return rc;
+	}
+	if (w->cache &&
+	    bcn_cache_open(&cfg->cache, &w->miss_cache, err, sizeof(err)))
+		BCN_WARN("report cache: %s (going on without it)", err);
+	if ((rc = bcn_web_metrics_allow_parse(&w->metrics, cfg->metrics_allow,
+					      err, sizeof(err))))
+		BCN_ERR("%s", err);
+	return rc;
 }
 
 int bcn_web_run(const struct bcn_web_config *cfg, volatile sig_atomic_t *stop)
@@ -337,6 +356,7 @@ int bcn_web_run(const struct bcn_web_config *cfg, volatile sig_atomic_t *stop)
 	bcn_buf_init(&cert, TLS_FILE_MAX);
 	bcn_buf_init(&key, TLS_FILE_MAX);
 	pthread_mutex_init(&w.lock, NULL);
+	pthread_mutex_init(&w.miss_lock, NULL);
 	if (sodium_init() < 0) {
 		rc = -ENOMEM;
 		goto out;
@@ -358,10 +378,15 @@ out:
 	bcn_stores_close(&w.st);
 	if (w.db)
 		bcn_jobdb_close(w.db);
+	bcn_cache_close(w.miss_cache);
+	bcn_stores_close(&w.miss_st);
+	if (w.miss_db)
+		bcn_jobdb_close(w.miss_db);
 	if (key.data)
 		sodium_memzero(key.data, key.cap);
 	bcn_buf_free(&cert);
 	bcn_buf_free(&key);
 	pthread_mutex_destroy(&w.lock);
+	pthread_mutex_destroy(&w.miss_lock);
 	return rc;
 }

@@ -45,6 +45,7 @@ struct bcn_web_config {
 	int64_t overview_window_max_ms;
 	uint64_t page_max;                      /* jobs, anomalies per page */
 	uint64_t grants_max;                    /* a user's (job, component) */
+	char metrics_allow[1024];               /* who may read /metrics */
 	int log_level, log_dest;
 	struct bcn_store_settings store;
 	struct bcn_stores_config stores;

@@ -14,6 +14,7 @@
 #include "common/buf.h"
 #include "common/log.h"
 #include "jobdb/users.h"
+#include "web/metrics.h"
 #include "web/web.h"
 
 #define BCN_WEB_OUT_MAX (64u << 20)     /* largest answer */
@@ -33,7 +34,21 @@ struct bcn_web {
 	struct MHD_Daemon *d;
 	struct bcn_complain peer_log;   /* peer-triggered messages */
 	struct bcn_complain backend_log;
+	/* the report computed on a cache miss, on connections of its own so
+	 * that hits and the other endpoints are served meanwhile (one miss
+	 * at a time) */
+	pthread_mutex_t miss_lock;      /* guards the three below */
+	struct bcn_jobdb *miss_db;
+	struct bcn_stores miss_st;
+	struct bcn_cache *miss_cache;
+	struct bcn_web_metrics metrics;
 };
+
+/* The endpoints counted by the metrics: the router's routes (0 ..
+ * bcn_web_routes() - 1), then these. */
+#define BCN_WEB_EP_STATIC (BCN_WEB_ENDPOINTS_MAX - 3)
+#define BCN_WEB_EP_UNMATCHED (BCN_WEB_ENDPOINTS_MAX - 2)
+#define BCN_WEB_EP_METRICS (BCN_WEB_ENDPOINTS_MAX - 1)
 
 /* Who asks. */
 struct bcn_web_who {
@@ -52,6 +67,7 @@ struct bcn_web_req {
 	const char *body;
 	size_t body_len;
 	uint64_t id;                    /* the number in the path, if any */
+	size_t ep;                      /* the endpoint, for the metrics */
 	char peer[BCN_WEB_PEER_MAX];
 	struct bcn_web_who who;
 };
@@ -103,8 +119,11 @@ int bcn_web_gzip(struct bcn_buf *body);
 /* Whether the request accepts gzip. */
 bool bcn_web_accepts_gzip(struct MHD_Connection *conn);
 
-/* The router (web/router.c): fills p for q. */
+/* The router (web/router.c): fills p for q, and sets q->ep. */
 int bcn_web_dispatch(struct bcn_web_req *q, struct bcn_web_resp *p);
+/* The number of routes; route i's method and path pattern ('#': an id). */
+size_t bcn_web_routes(void);
+void bcn_web_route(size_t i, const char **method, const char **pattern);
 
 /* Static files (web/static.c) and the OpenAPI document. */
 int bcn_web_static(struct bcn_web_req *q, struct bcn_web_resp *p);
@@ -115,5 +134,6 @@ bcn_web_handler bcn_web_login, bcn_web_logout, bcn_web_me;
 bcn_web_handler bcn_web_jobs, bcn_web_job;
 bcn_web_handler bcn_web_anomalies, bcn_web_anomaly_ack;
 bcn_web_handler bcn_web_series, bcn_web_overview, bcn_web_heatmap;
+bcn_web_handler bcn_web_metrics;        /* GET /metrics (web/api_metrics.c) */
 
 #endif
