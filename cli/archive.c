@@ -349,7 +349,7 @@ static int restore(const struct archive_conf *c, const struct bcn_buf *file,
 		   char *err)
 {
 	static struct restore x;
-	struct bcn_store_settings set;
+	struct bcn_store_settings set = { 0 };
 	int rc;
 
 	memset(&set, 0, sizeof(set));

@@ -342,7 +342,7 @@ static int run_query(const struct query_args *a,
 int bcn_cmd_query(int argc, char **argv)
 {
 	char err[QUERY_ERR_MAX] = "";
-	struct bcn_store_settings set;
+	struct bcn_store_settings set = { 0 };
 	struct query_args a;
 	int rc;
 

@@ -149,7 +149,7 @@ static int fill(struct bcn_store *s, FILE *out, size_t n, int64_t start)
 
 int main(int argc, char **argv)
 {
-	struct bcn_store_settings set;
+	struct bcn_store_settings set = { 0 };
 	struct bcn_store *s = NULL;
 	char err[512] = "";
 	long long n = argc > 3 ? strtoll(argv[3], NULL, 10) : 3000;
