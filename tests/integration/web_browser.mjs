@@ -58,7 +58,8 @@ const text = (sel) => page.locator(sel).innerText();
 const option = (sel) => page.evaluate((s) => {
   const c = window.echarts.getInstanceByDom(document.querySelector(s));
   const o = c && c.getOption();
-  return o ? JSON.parse(JSON.stringify({ series: o.series, yAxis: o.yAxis, xAxis: o.xAxis })) : null;
+  return o ? JSON.parse(JSON.stringify({ series: o.series, yAxis: o.yAxis, xAxis: o.xAxis,
+    dataZoom: o.dataZoom })) : null;
 }, sel);
 const canvases = (sel) => page.locator(sel + ' canvas').count();
 
@@ -226,6 +227,25 @@ check(await canvases('#job-bw') > 0 && await canvases('#job-sizes') > 0 && await
   'the report draws its charts');
 check(await page.locator('#job-fwd ~ table tbody tr').count() === X.ckpt_forwarding, 'the report lists the forwarding nodes');
 check(await page.locator('#job-ost ~ table tbody tr').count() === X.ckpt_osts, 'the report lists the OSTs');
+step = 'zoom';
+const z0 = jb.dataZoom[0];
+check(z0.start === 0 && z0.end === 100, `the bandwidth chart starts unzoomed: ${z0.start}..${z0.end}`);
+const box = await page.locator('#job-bw').boundingBox();
+await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+for (let i = 0; i < 6; i++) {
+  await page.mouse.wheel(0, -240);
+  await page.waitForTimeout(50);
+}
+await page.waitForFunction(() => {
+  const c = window.echarts.getInstanceByDom(document.querySelector('#job-bw'));
+  const z = c.getOption().dataZoom[0];
+  return z.end - z.start < 100;
+}, null, { timeout: 10000 }).catch(() => {});
+const z1 = (await option('#job-bw')).dataZoom[0];
+check(z1.end - z1.start < 100 && z1.start >= 0 && z1.end <= 100,
+  `the wheel zooms the bandwidth chart in: ${z1.start}..${z1.end}`);
+await shot('job-zoomed');
+step = 'own report';
 const ag = await page.locator('#job-aggressors').innerText().catch(() => '');
 check(ag.includes(String(X.lone)) && ag.includes('interference'), `the report names the accused job as a likely aggressor: ${ag}`);
 await shot('job-report');
