@@ -1,7 +1,9 @@
 /* /api/v1/anomalies (the list, docs/anomaly.md's contract of `beacon
- * anomalies --json`) and POST /api/v1/anomalies/ID/ack (administrators,
- * with the CSRF token). A user sees only the anomalies that name one of
- * their jobs. */
+ * anomalies --json`), /api/v1/anomalies/ID (one) and POST
+ * /api/v1/anomalies/ID/ack (administrators, with the CSRF token). A user
+ * sees only the anomalies that name one of their jobs: the list pages
+ * over those (limit and offset count the user's anomalies), and another
+ * anomaly is 404, as if it did not exist. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,12 +17,16 @@
 
 #define DAY_NS (86400ll * 1000000000ll)
 #define USER_JOBS_MAX 100000
+#define SCAN_PAGE 1000                  /* anomalies per query of a user's
+					 * list */
 
 struct alist {
 	struct bcn_buf *out;
 	const uint64_t *mine;           /* a user's job ids, sorted */
 	size_t nmine;
-	uint64_t n;
+	uint64_t n;                     /* written */
+	uint64_t skip, limit;           /* a user's paging */
+	uint64_t seen;                  /* rows the database gave */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -44,8 +50,15 @@ static int one(void *arg, const struct bcn_anomaly *a)
 	struct alist *l = arg;
 	int rc;
 
-	if (l->mine && !names_mine(l, a))
-		return 0;
+	l->seen++;
+	if (l->mine) {
+		if (!names_mine(l, a) || l->n >= l->limit)
+			return 0;
+		if (l->skip) {
+			l->skip--;
+			return 0;
+		}
+	}
 	if (l->n && (rc = bcn_buf_adds(l->out, ",")))
 		return rc;
 	l->n++;
@@ -94,7 +107,7 @@ int bcn_web_anomalies(struct bcn_web_req *q, struct bcn_web_resp *p)
 {
 	const struct bcn_web_config *c = q->w->cfg;
 	struct bcn_anomaly_filter f;
-	struct alist l = { &p->body, NULL, 0, 0 };
+	struct alist l = { .out = &p->body };
 	struct ids mine = { NULL, 0, 0 };
 	int64_t from, to;
 	int rc;
@@ -122,12 +135,52 @@ int bcn_web_anomalies(struct bcn_web_req *q, struct bcn_web_resp *p)
 	}
 	if (!rc)
 		rc = bcn_buf_adds(&p->body, "{\"anomalies\":[");
-	if (!rc)
+	if (!rc && !l.mine) {
 		rc = bcn_jobdb_anomalies(q->w->db, &f, one, &l);
+	} else if (!rc) {
+		/* a user's page: the database's pages filtered to theirs */
+		l.skip = f.offset;
+		l.limit = f.limit;
+		f.offset = 0;
+		f.limit = SCAN_PAGE;
+		do {
+			l.seen = 0;
+			rc = bcn_jobdb_anomalies(q->w->db, &f, one, &l);
+			f.offset += SCAN_PAGE;
+		} while (!rc && l.seen == SCAN_PAGE && l.n < l.limit);
+	}
 	pthread_mutex_unlock(&q->w->lock);
 	if (!rc)
 		rc = bcn_buf_printf(&p->body, "],\"count\":%" PRIu64 "}", l.n);
 	free(mine.v);
+	return rc;
+}
+
+int bcn_web_anomaly(struct bcn_web_req *q, struct bcn_web_resp *p)
+{
+	struct alist l = { .out = &p->body };
+	struct ids mine = { NULL, 0, 0 };
+	struct bcn_anomaly *a = calloc(1, sizeof(*a));
+	int rc, found;
+
+	if (!a)
+		return -ENOMEM;
+	pthread_mutex_lock(&q->w->lock);
+	found = rc = bcn_jobdb_anomaly_get(q->w->db, q->id, a);
+	if (rc == 1 && q->who.role != BCN_ROLE_ADMIN) {
+		rc = my_jobs(q, 0, INT64_MAX, &mine);
+		l.mine = mine.v;
+		l.nmine = mine.n;
+		if (!rc && !names_mine(&l, a))
+			found = 0;
+	}
+	pthread_mutex_unlock(&q->w->lock);
+	if (rc >= 0 && !found)
+		rc = bcn_web_error(p, 404, "no such anomaly", NULL);
+	else if (rc >= 0)
+		rc = bcn_anomaly_to_json(a, &p->body);
+	free(mine.v);
+	free(a);
 	return rc;
 }
 

@@ -45,6 +45,7 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/overview", USER, p_overview, bcn_web_overview },
 	{ "GET", "/api/v1/heatmap", USER, p_heatmap, bcn_web_heatmap },
 	{ "GET", "/api/v1/anomalies", USER, p_anomalies, bcn_web_anomalies },
+	{ "GET", "/api/v1/anomalies/#", USER, p_none, bcn_web_anomaly },
 	{ "POST", "/api/v1/anomalies/#/ack", ADMIN, p_none,
 	  bcn_web_anomaly_ack },
 };

@@ -227,6 +227,25 @@ check(st == 200 and js["count"] == 1 and set(js["anomalies"][0]["jobs"]) <= mine
       "user08's anomalies: %r" % js)
 st, _, js = req("GET", "/api/v1/anomalies?job=%d" % bid, who=a)
 check(st == 200 and js["count"] == 0, "user08 asking for user16's job's anomalies: %r" % js)
+# a user's page counts only their anomalies, whatever comes first overall
+for who_, name in ((a, "user08"), (b, "user16")):
+    st, _, js = req("GET", "/api/v1/anomalies?limit=1", who=who_)
+    check(st == 200 and js["count"] == 1, "%s's first page of one: %r" % (name, js))
+    st, _, js = req("GET", "/api/v1/anomalies?limit=1&offset=1", who=who_)
+    check(st == 200 and js["count"] == 0, "%s's second page of one: %r" % (name, js))
+# one anomaly by id: the administrator any, a user only theirs (else 404)
+for aid_, x in ids.items():
+    st, _, js = req("GET", "/api/v1/anomalies/%d" % aid_, who=admin)
+    check(st == 200 and js.get("id") == aid_ and js.get("kind") == x["kind"]
+          and js.get("jobs") == x["jobs"], "admin anomaly %d: %d %r" % (aid_, st, js))
+    ours = set(x["jobs"]) <= mine_ids
+    st, _, js = req("GET", "/api/v1/anomalies/%d" % aid_, who=a)
+    check(st == (200 if ours else 404) and (not ours or js.get("id") == aid_),
+          "user08 anomaly %d (%s): %d %r" % (aid_, "theirs" if ours else "another's", st, js))
+st, _, js = req("GET", "/api/v1/anomalies/%d" % (max(ids) + 1000), who=admin)
+check(st == 404, "no such anomaly: %d %r" % (st, js))
+st, _, js = req("GET", "/api/v1/anomalies/%d" % min(ids))
+check(st == 401, "anonymous anomaly: %d" % st)
 st, _, js = req("GET", "/api/v1/anomalies?state=open&kind=slow_ost&limit=5", who=admin)
 check(st == 200 and js["count"] == 2, "anomaly filters: %r" % js)
 for qs, param in (("kind=a%20b", "kind"), ("limit=100000", "limit"), ("job=x", "job")):

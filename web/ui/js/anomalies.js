@@ -1,9 +1,9 @@
 // Anomalies (GET /api/v1/anomalies): a list filtered by kind and state;
-// with ?id= one anomaly's detail: its evidence, the jobs it names, a chart
+// with ?id= one anomaly's detail (GET /api/v1/anomalies/ID): its evidence, the jobs it names, a chart
 // of its component's series around its window, and for administrators
 // the acknowledgement (POST /api/v1/anomalies/ID/ack with the CSRF token).
 import {
-  api, page, put, el, link, table, note, chart, showError, rate, num, param,
+  api, ApiError, page, put, el, link, table, note, chart, showError, rate, num, param,
   ms, when, dur, isAdmin, inputToEpoch, epochToInput, seriesRate, zeroGaps, anomalyLayer,
 } from './common.js';
 
@@ -101,15 +101,18 @@ function ackButton(a) {
   return b;
 }
 
-async function showOne(id, q) {
+async function showOne(id) {
   let a;
   try {
-    a = (await list({ from: q.from, to: q.to, limit: 1000 })).find((x) => String(x.id) === id);
+    a = await api('anomalies/' + id);
   } catch (e) {
+    if (e instanceof ApiError && e.status === 404) {
+      put('an', note('error', `No anomaly ${id} (or not one of yours).`));
+      return;
+    }
     showError('an', e);
     return;
   }
-  if (!a) { put('an', note('error', `No anomaly ${id} in this period (or not one of yours).`)); return; }
   put('an',
     el('section', { className: 'card' }, el('h2', null, `Anomaly ${a.id}: ${a.kind} on ${a.component}`),
       el('dl', { className: 'facts' },
@@ -141,6 +144,6 @@ page('anomalies.html', async () => {
     location.assign('anomalies.html?' + qs);
   });
   const id = param('id');
-  if (id && /^\d+$/.test(id)) await showOne(id, q);
+  if (id && /^\d+$/.test(id)) await showOne(id);
   else await showList(q);
 });
