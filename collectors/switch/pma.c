@@ -26,6 +26,8 @@ struct pma_sw {
 	uint8_t nports;
 	bool cpi_known;                 /* ClassPortInfo answered */
 	bool ext;                       /* PortCountersExtended is used */
+	bool pc_seen;                   /* PortCounters read once (ext) */
+	bool pc_late;                   /* a due PortCounters read missed */
 	uint8_t linked[(BCN_PMA_PORTS_MAX + 1) / 8 + 1]; /* bit per port */
 	struct bcn_complain miss_c;
 	uint64_t misses;
@@ -37,6 +39,7 @@ struct bcn_pma {
 	struct ibmad_port *port;
 	struct pma_sw *sw;
 	size_t nsw;
+	uint64_t nsample;               /* bcn_pma_sample calls */
 	struct bcn_complain disc_c, missing_c, budget_c, bad_c;
 };
 
@@ -124,6 +127,8 @@ static void pma_fill(struct pma_sw *sw, const struct bcn_pma_node *n,
 		if (old[i].guid == sw->guid && old[i].lid == sw->lid) {
 			sw->cpi_known = old[i].cpi_known;
 			sw->ext = old[i].ext;
+			sw->pc_seen = old[i].pc_seen;
+			sw->pc_late = old[i].pc_late;
 			sw->miss_c = old[i].miss_c;
 			sw->misses = old[i].misses;
 		}
@@ -229,16 +234,21 @@ static int pma_cpi(struct bcn_pma *p, struct pma_sw *sw, uint8_t *buf)
 	return 0;
 }
 
-/* Reads the counters of port `port` of sw into v. Returns 0,
- * -ETIMEDOUT, or a decoding error (counted in st). */
+/* Reads the counters of port `port` of sw into v: PortCounters when pc,
+ * PortCountersExtended when sw->ext. Returns 0, -ETIMEDOUT, or a
+ * decoding error (counted in st). */
 static int pma_port(struct bcn_pma *p, const struct pma_sw *sw,
-		    unsigned port, uint8_t *buf, uint64_t *v,
+		    unsigned port, bool pc, uint8_t *buf, uint64_t *v,
 		    struct bcn_pma_stats *st)
 {
-	int rc = pma_query(p, sw, port, BCN_PMA_ATTR_PC, buf);
+	int rc = 0;
 
-	if (!rc)
-		rc = bcn_pma_pc_parse(buf, BCN_PMA_DATA_LEN, (uint8_t)port, v);
+	if (pc) {
+		rc = pma_query(p, sw, port, BCN_PMA_ATTR_PC, buf);
+		if (!rc)
+			rc = bcn_pma_pc_parse(buf, BCN_PMA_DATA_LEN,
+					      (uint8_t)port, v);
+	}
 	if (!rc && sw->ext) {
 		rc = pma_query(p, sw, port, BCN_PMA_ATTR_PCX, buf);
 		if (!rc)
@@ -260,15 +270,18 @@ static int pma_switch(struct bcn_pma *p, struct pma_sw *sw,
 {
 	uint8_t buf[PMA_BUF];
 	uint64_t v[BCN_IB_NCOUNTERS];
+	bool pc;
 	int rc = 0;
 
 	if (!sw->cpi_known)
 		rc = pma_cpi(p, sw, buf);
+	pc = !sw->ext || !sw->pc_seen || sw->pc_late ||
+	     (p->nsample + sw->lid) % p->conf.error_every == 0;
 	for (unsigned i = 1; !rc && i <= sw->nports; i++) {
 		if (!(sw->linked[i / 8] & (1u << (i % 8))))
 			continue;
 		memset(v, 0, sizeof(v));
-		rc = pma_port(p, sw, i, buf, v, st);
+		rc = pma_port(p, sw, i, pc, buf, v, st);
 		if (rc == -ETIMEDOUT)
 			break;
 		if (rc) {
@@ -276,9 +289,14 @@ static int pma_switch(struct bcn_pma *p, struct pma_sw *sw,
 			continue;
 		}
 		st->ports++;
-		rc = fn(arg, sw->name, i, v, sw->ext);
+		rc = fn(arg, sw->name, i, v, sw->ext, pc || !sw->ext);
 		if (rc)
 			return rc;
+	}
+	if (sw->ext && pc) {
+		/* a miss: read PortCounters at the next sample reaching sw */
+		sw->pc_late = rc == -ETIMEDOUT;
+		sw->pc_seen |= !sw->pc_late;
 	}
 	return rc;
 }
@@ -291,6 +309,8 @@ int bcn_pma_sample(struct bcn_pma *p, bcn_pma_port_fn fn, void *arg,
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	if (!p->conf.error_every)
+		p->conf.error_every = 1;
 	for (size_t i = 0; i < p->nsw; i++) {
 		struct pma_sw *sw = &p->sw[i];
 
@@ -314,6 +334,7 @@ int bcn_pma_sample(struct bcn_pma *p, bcn_pma_port_fn fn, void *arg,
 		bcn_complain_release(&sw->miss_c, BCN_LOG_NOTICE, "switch %s "
 				     "answers again", sw->name);
 	}
+	p->nsample++;
 	st->over_budget = late;
 	if (late)
 		bcn_complain(&p->budget_c, BCN_LOG_WARNING, "sample budget of "
