@@ -4,7 +4,8 @@
 # each of 9 spines) and 9 spines, 27 switches x 36 ports, run by ibsim
 # (ibsim-utils) with LIDs from one opensm run; beacon-swd, with
 # libumad2sim.so preloaded, discovers the fabric and reads every linked
-# switch port's PortCounters and PortCountersExtended at each sample.
+# switch port's PortCountersExtended at each sample and its PortCounters
+# every pma_error_every samples (default), or at each (a second run).
 # Reported per source: the sampling thread's CPU per sample (median, as
 # the collector loop measures it: MADs, decoding, deltas, framing,
 # writing), the process's CPU (getrusage, from the stats file), ibsim's
@@ -128,6 +129,10 @@ PY
 
 # rediscovery only at sample 1 (the steady state); discovery apart below
 run pma --source pma --pma-discover-every 1000000
+# PortCounters too at every sample: two MADs per port (the reference for
+# pma_error_every)
+run pma_errors_each_sample --source pma --pma-discover-every 1000000 \
+	--pma-error-every 1
 TARGETS=()
 IBNETDISCOVER=$(command -v ibnetdiscover || echo /usr/sbin/ibnetdiscover)
 while read -r lid; do TARGETS+=(--perfquery-target "$lid"); done < <(
