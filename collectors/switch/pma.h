@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "collectors/switch/ibcounters.h"
+#include "collectors/switch/pmapipe.h"
 #include "collectors/switch/swd.h"
 
 #define BCN_PMA_CA_MAX 64               /* adapter name */
@@ -29,6 +30,8 @@ struct bcn_pma_conf {
 	int64_t budget_ms;              /* of one sample */
 	enum bcn_pma_ext ext;           /* NO: PortCounters only */
 	unsigned max_hops;              /* of the discovery walk */
+	unsigned window;                /* queries outstanding at once,
+					 * 1 .. BCN_PMA_WINDOW_MAX */
 	unsigned error_every;           /* PortCounters every this many
 					 * samples where the traffic comes
 					 * from PortCountersExtended (>= 1) */
@@ -66,7 +69,8 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out);
  * negative code (logged). */
 int bcn_pma_discover(struct bcn_pma *p);
 
-/* Queries every listed switch once, calling fn for each port read. Where
+/* Queries every listed switch once, one switch at a time with up to
+ * conf->window queries outstanding, calling fn for each port read. Where
  * a switch gives PortCountersExtended, PortCounters is read only at the
  * switch's first sample and then at the samples n (counted from 0 by the
  * handle) with (n + LID) % error_every == 0, spreading those reads over

@@ -53,6 +53,7 @@ struct swd_conf {
 	size_t npma_sw;
 	char pma_ca[BCN_PMA_CA_MAX];
 	uint64_t pma_port, pma_retries, pma_every, pma_hops, pma_err_every;
+	uint64_t pma_window;
 	int64_t pma_timeout_ms, pma_budget_ms;
 	int pma_ext;                    /* enum bcn_pma_ext */
 	char targets[BCN_SWD_MAX_TARGETS][BCN_SWD_TARGET_MAX];
@@ -107,6 +108,11 @@ static const struct bcn_config_opt swd_options[] = {
 	  .max = 1000000, .def = "60",
 	  .help = "source pma: walk the fabric again every this many "
 		  "samples (switches and linked ports may change)." },
+	{ "pma_window", BCN_CFG_UINT, M(pma_window), .min = 1,
+	  .max = BCN_PMA_WINDOW_MAX, .def = "8",
+	  .help = "source pma: queries sent to a switch before waiting for "
+		  "answers (1: one at a time). ibsim's socket queue holds 10 "
+		  "(net.unix.max_dgram_qlen): keep it below on a simulator." },
 	{ "pma_error_every", BCN_CFG_UINT, M(pma_err_every), .min = 1,
 	  .max = 1000, .def = "5",
 	  .help = "source pma: read PortCounters (error counters, "
@@ -802,6 +808,7 @@ static int pma_init(struct swd *s)
 		.ext = cf->pma_ext == 1 ? BCN_PMA_EXT_NO : BCN_PMA_EXT_AUTO,
 		.max_hops = (unsigned)cf->pma_hops,
 		.error_every = (unsigned)cf->pma_err_every,
+		.window = (unsigned)cf->pma_window,
 		.only = s->pma_t, .nonly = cf->npma_sw,
 	};
 	int rc;
