@@ -130,10 +130,12 @@ PY
 
 # rediscovery only at sample 1 (the steady state); discovery apart below
 run pma --source pma --pma-discover-every 1000000
-# the references in the same run: one query outstanding at a time
+# a wider window; the references in the same run: one query outstanding
+# at a time
 # (pma_window 1), and with PortCounters too at every sample (two MADs per
 # port, one at a time: what the source did before pma_window and
 # pma_error_every)
+run pma_window64 --source pma --pma-discover-every 1000000 --pma-window 64
 run pma_window1 --source pma --pma-discover-every 1000000 --pma-window 1
 run pma_window1_errors_each_sample --source pma \
 	--pma-discover-every 1000000 --pma-window 1 --pma-error-every 1

@@ -109,10 +109,10 @@ static const struct bcn_config_opt swd_options[] = {
 	  .help = "source pma: walk the fabric again every this many "
 		  "samples (switches and linked ports may change)." },
 	{ "pma_window", BCN_CFG_UINT, M(pma_window), .min = 1,
-	  .max = BCN_PMA_WINDOW_MAX, .def = "8",
-	  .help = "source pma: queries sent to a switch before waiting for "
-		  "answers (1: one at a time). ibsim's socket queue holds 10 "
-		  "(net.unix.max_dgram_qlen): keep it below on a simulator." },
+	  .max = BCN_PMA_WINDOW_MAX, .def = "16",
+	  .help = "source pma: queries outstanding at once to a switch "
+		  "(1: one at a time); more saves CPU, too many may overrun "
+		  "a switch's management agent (misses)." },
 	{ "pma_error_every", BCN_CFG_UINT, M(pma_err_every), .min = 1,
 	  .max = 1000, .def = "5",
 	  .help = "source pma: read PortCounters (error counters, "
