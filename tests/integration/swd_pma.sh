@@ -253,8 +253,9 @@ for k, r in zip(range(2, 9), p1):
 need(reads >= 2, reads)
 PY
 
-# --- second daemon: 32-bit PortCounters only, one switch chosen by GUID
-# (named), one configured LID that no switch has
+# --- second daemon: 32-bit PortCounters only, one query at a time (the
+# others pipeline), one switch chosen by GUID (named), one configured LID
+# that no switch has
 cat > "$T/b.conf" <<CONF
 node = "pma-node"
 interval = 1h
@@ -264,6 +265,7 @@ log_level = info
 hca_counters = no
 source = pma
 pma_extended = no
+pma_window = 1
 pma_switch = leaf=0x200001
 pma_switch = 999
 CONF
