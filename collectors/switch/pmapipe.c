@@ -17,13 +17,6 @@
 #define TID_IDX_MASK ((1u << TID_IDX_BITS) - 1)
 #define TID_ROUNDS (1u << (32 - TID_IDX_BITS))
 
-/* Offsets in the MAD header (IBA vol. 1, 13.4.2). */
-#define MAD_MGMT_CLASS 1
-#define MAD_METHOD 3
-#define MAD_STATUS 4
-#define MAD_TID_LOW 12
-#define MAD_ATTR_ID 16
-
 struct bcn_pma_pipe {
 	int fd, agent;
 	unsigned window;
@@ -68,15 +61,6 @@ void bcn_pma_pipe_free(struct bcn_pma_pipe *pp)
 	free(pp);
 }
 
-static uint32_t be_get(const uint8_t *p, unsigned n)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* Sends req i in round pp->round. Returns 0 or a negative code. */
 static int pipe_send(struct bcn_pma_pipe *pp, uint16_t lid,
 		     struct bcn_pma_req *req, size_t i, int timeout_ms)
@@ -111,24 +95,26 @@ static int pipe_send(struct bcn_pma_pipe *pp, uint16_t lid,
 	return 0;
 }
 
-/* Takes the answer in pp->rbuf if it is one to req[0..n-1] of this round.
- * Returns 1 when it completed a request, else 0. */
-static int pipe_take(struct bcn_pma_pipe *pp, struct bcn_pma_req *req,
-		     size_t n)
+/* Takes the answer in pp->rbuf (len bytes) if it is one to req[0..n-1]
+ * of this round. Returns 1 when it completed a request, else 0. */
+static int pipe_take(struct bcn_pma_pipe *pp, int len,
+		     struct bcn_pma_req *req, size_t n)
 {
 	const uint8_t *m = umad_get_mad(pp->rbuf);
-	uint32_t tid = be_get(m + MAD_TID_LOW, 4);
-	size_t i = tid & TID_IDX_MASK;
+	struct bcn_pma_hdr h;
+	size_t i;
 
 	/* a send the kernel gave up on comes back with a status */
-	if (umad_status(pp->rbuf) || i >= n || req[i].done ||
-	    tid != req[i].tid || m[MAD_MGMT_CLASS] != IB_PERFORMANCE_CLASS ||
-	    m[MAD_METHOD] != IB_MAD_METHOD_GET_RESPONSE ||
-	    be_get(m + MAD_ATTR_ID, 2) != req[i].attr)
+	if (umad_status(pp->rbuf) || len < IB_MAD_SIZE ||
+	    bcn_pma_hdr_parse(m, (size_t)len, &h))
+		return 0;
+	i = h.tid & TID_IDX_MASK;
+	if (i >= n || req[i].done || h.tid != req[i].tid ||
+	    h.attr != req[i].attr)
 		return 0;
 	req[i].done = true;
-	req[i].rc = be_get(m + MAD_STATUS, 2) ? -EPROTO : 0;
-	memcpy(req[i].data, m + IB_PC_DATA_OFFS, BCN_PMA_DATA_LEN);
+	req[i].rc = h.status ? -EPROTO : 0;
+	memcpy(req[i].data, m + BCN_PMA_HDR_LEN, BCN_PMA_DATA_LEN);
 	return 1;
 }
 
@@ -190,7 +176,7 @@ int bcn_pma_pipe_run(struct bcn_pma_pipe *pp, uint16_t lid,
 			continue;       /* the deadline decides */
 		if (rc < 0)
 			return rc;
-		if (rc != pp->agent || !pipe_take(pp, req, n))
+		if (rc != pp->agent || !pipe_take(pp, len, req, n))
 			continue;
 		out--;
 		deadline = bcn_mono_ms() + timeout_ms;
