@@ -1,6 +1,7 @@
 /* beacon-swd's PMA source (pma.h): the MAD I/O. Discovery is the
- * bounded directed-route walk of pmawalk.c; sampling is synchronous
- * pma_query_via calls on one libibmad port, decoded by pmamad.c. */
+ * bounded directed-route walk of pmawalk.c; ClassPortInfo is one
+ * synchronous pma_query_via call per switch; the counters are pipelined
+ * queries (pmapipe.c), one switch at a time, decoded by pmamad.c. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,12 +12,14 @@
 
 #include "collectors/switch/pma.h"
 #include "collectors/switch/pmamad.h"
+#include "collectors/switch/pmapipe.h"
 #include "collectors/switch/pmawalk.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
 
 #define PMA_BUF (IB_MAD_SIZE * 2)       /* pma_query_via's buffer */
+#define PMA_REQS (2 * BCN_PMA_PORTS_MAX) /* queries of one switch */
 
 /* One switch sampled. */
 struct pma_sw {
@@ -26,6 +29,8 @@ struct pma_sw {
 	uint8_t nports;
 	bool cpi_known;                 /* ClassPortInfo answered */
 	bool ext;                       /* PortCountersExtended is used */
+	bool pc_seen;                   /* PortCounters read once (ext) */
+	bool pc_late;                   /* a due PortCounters read missed */
 	uint8_t linked[(BCN_PMA_PORTS_MAX + 1) / 8 + 1]; /* bit per port */
 	struct bcn_complain miss_c;
 	uint64_t misses;
@@ -35,8 +40,11 @@ struct bcn_pma {
 	struct bcn_pma_conf conf;
 	char ca[BCN_PMA_CA_MAX];
 	struct ibmad_port *port;
+	struct bcn_pma_pipe *pipe;
+	struct bcn_pma_req *req;        /* PMA_REQS */
 	struct pma_sw *sw;
 	size_t nsw;
+	uint64_t nsample;               /* bcn_pma_sample calls */
 	struct bcn_complain disc_c, missing_c, budget_c, bad_c;
 };
 
@@ -45,6 +53,7 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out)
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS,
 			  IB_PERFORMANCE_CLASS };
 	struct bcn_pma *p = calloc(1, sizeof(*p));
+	int rc;
 
 	if (!p)
 		return -ENOMEM;
@@ -63,6 +72,14 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out)
 	madrpc_show_errors(0);
 	mad_rpc_set_timeout(p->port, conf->timeout_ms);
 	mad_rpc_set_retries(p->port, conf->retries);
+	rc = bcn_pma_pipe_new(p->port, conf->window, &p->pipe);
+	p->req = calloc(PMA_REQS, sizeof(*p->req));
+	if (rc || !p->req) {
+		BCN_ERR("cannot prepare PMA queries: %s",
+			bcn_strerror(rc ? rc : -ENOMEM));
+		bcn_pma_close(p);
+		return rc ? rc : -ENOMEM;
+	}
 	*out = p;
 	return 0;
 }
@@ -71,8 +88,10 @@ void bcn_pma_close(struct bcn_pma *p)
 {
 	if (!p)
 		return;
+	bcn_pma_pipe_free(p->pipe);
 	if (p->port)
 		mad_rpc_close_port(p->port);
+	free(p->req);
 	free(p->sw);
 	free(p);
 }
@@ -124,6 +143,8 @@ static void pma_fill(struct pma_sw *sw, const struct bcn_pma_node *n,
 		if (old[i].guid == sw->guid && old[i].lid == sw->lid) {
 			sw->cpi_known = old[i].cpi_known;
 			sw->ext = old[i].ext;
+			sw->pc_seen = old[i].pc_seen;
+			sw->pc_late = old[i].pc_late;
 			sw->miss_c = old[i].miss_c;
 			sw->misses = old[i].misses;
 		}
@@ -229,56 +250,99 @@ static int pma_cpi(struct bcn_pma *p, struct pma_sw *sw, uint8_t *buf)
 	return 0;
 }
 
-/* Reads the counters of port `port` of sw into v. Returns 0,
- * -ETIMEDOUT, or a decoding error (counted in st). */
-static int pma_port(struct bcn_pma *p, const struct pma_sw *sw,
-		    unsigned port, uint8_t *buf, uint64_t *v,
-		    struct bcn_pma_stats *st)
+/* Lists the queries of one sample of sw into p->req: for each linked
+ * port PortCounters when pc, PortCountersExtended when sw->ext. Returns
+ * their number. */
+static size_t pma_list(struct bcn_pma *p, const struct pma_sw *sw, bool pc)
 {
-	int rc = pma_query(p, sw, port, BCN_PMA_ATTR_PC, buf);
+	size_t n = 0;
 
-	if (!rc)
-		rc = bcn_pma_pc_parse(buf, BCN_PMA_DATA_LEN, (uint8_t)port, v);
-	if (!rc && sw->ext) {
-		rc = pma_query(p, sw, port, BCN_PMA_ATTR_PCX, buf);
-		if (!rc)
-			rc = bcn_pma_pcx_parse(buf, BCN_PMA_DATA_LEN,
-					       (uint8_t)port, v);
+	for (unsigned i = 1; i <= sw->nports; i++) {
+		if (!(sw->linked[i / 8] & (1u << (i % 8))))
+			continue;
+		if (pc)
+			p->req[n++] = (struct bcn_pma_req){
+				.attr = BCN_PMA_ATTR_PC, .port = (uint8_t)i };
+		if (sw->ext)
+			p->req[n++] = (struct bcn_pma_req){
+				.attr = BCN_PMA_ATTR_PCX, .port = (uint8_t)i };
 	}
-	if (rc && rc != -ETIMEDOUT) {
+	return n;
+}
+
+/* Decodes the answers req[0..k-1] of one port into v. Returns 0, 1 when
+ * one is missing (the switch stopped answering), or a decoding error
+ * (counted in st). */
+static int pma_decode(struct bcn_pma *p, const struct pma_sw *sw,
+		      const struct bcn_pma_req *req, size_t k, uint64_t *v,
+		      struct bcn_pma_stats *st)
+{
+	int rc = 0;
+
+	memset(v, 0, sizeof(*v) * BCN_IB_NCOUNTERS);
+	for (size_t j = 0; !rc && j < k; j++) {
+		if (!req[j].done)
+			return 1;
+		rc = req[j].rc;
+		if (!rc && req[j].attr == BCN_PMA_ATTR_PC)
+			rc = bcn_pma_pc_parse(req[j].data, BCN_PMA_DATA_LEN,
+					      req[j].port, v);
+		else if (!rc)
+			rc = bcn_pma_pcx_parse(req[j].data, BCN_PMA_DATA_LEN,
+					       req[j].port, v);
+	}
+	if (rc) {
 		st->bad++;
 		bcn_complain(&p->bad_c, BCN_LOG_WARNING, "switch %s port %u: "
 			     "an answer that does not decode (%s)", sw->name,
-			     port, bcn_strerror(rc));
+			     req[0].port, bcn_strerror(rc));
 	}
 	return rc;
 }
 
-/* Samples one switch. Returns 0, -ETIMEDOUT (a miss), or fn's code. */
+/* Samples one switch. Returns 0, -ETIMEDOUT (a miss), or fn's code. The
+ * ports answered before a miss are passed to fn. */
 static int pma_switch(struct bcn_pma *p, struct pma_sw *sw,
 		      bcn_pma_port_fn fn, void *arg, struct bcn_pma_stats *st)
 {
 	uint8_t buf[PMA_BUF];
 	uint64_t v[BCN_IB_NCOUNTERS];
-	int rc = 0;
+	size_t n, k;
+	bool pc;
+	int rc = 0, qrc;
 
 	if (!sw->cpi_known)
 		rc = pma_cpi(p, sw, buf);
-	for (unsigned i = 1; !rc && i <= sw->nports; i++) {
-		if (!(sw->linked[i / 8] & (1u << (i % 8))))
-			continue;
-		memset(v, 0, sizeof(v));
-		rc = pma_port(p, sw, i, buf, v, st);
-		if (rc == -ETIMEDOUT)
+	if (rc)
+		return rc;
+	pc = !sw->ext || !sw->pc_seen || sw->pc_late ||
+	     (p->nsample + sw->lid) % p->conf.error_every == 0;
+	n = pma_list(p, sw, pc);
+	qrc = bcn_pma_pipe_run(p->pipe, sw->lid, p->req, n,
+			       p->conf.timeout_ms, p->conf.retries);
+	if (qrc && qrc != -ETIMEDOUT)
+		BCN_DEBUG("switch %s: PMA queries failed: %s", sw->name,
+			  bcn_strerror(qrc));
+	k = (pc ? 1 : 0) + (sw->ext ? 1 : 0);      /* queries per port */
+	for (size_t j = 0; j < n; j += k) {
+		rc = pma_decode(p, sw, &p->req[j], k, v, st);
+		if (rc == 1)
 			break;
 		if (rc) {
 			rc = 0;         /* counted; the next port may decode */
 			continue;
 		}
 		st->ports++;
-		rc = fn(arg, sw->name, i, v, sw->ext);
+		rc = fn(arg, sw->name, p->req[j].port, v, sw->ext,
+			pc || !sw->ext);
 		if (rc)
 			return rc;
+	}
+	rc = qrc ? -ETIMEDOUT : 0;
+	if (sw->ext && pc) {
+		/* a miss: read PortCounters at the next sample reaching sw */
+		sw->pc_late = rc == -ETIMEDOUT;
+		sw->pc_seen |= !sw->pc_late;
 	}
 	return rc;
 }
@@ -291,6 +355,8 @@ int bcn_pma_sample(struct bcn_pma *p, bcn_pma_port_fn fn, void *arg,
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	if (!p->conf.error_every)
+		p->conf.error_every = 1;
 	for (size_t i = 0; i < p->nsw; i++) {
 		struct pma_sw *sw = &p->sw[i];
 
@@ -314,6 +380,7 @@ int bcn_pma_sample(struct bcn_pma *p, bcn_pma_port_fn fn, void *arg,
 		bcn_complain_release(&sw->miss_c, BCN_LOG_NOTICE, "switch %s "
 				     "answers again", sw->name);
 	}
+	p->nsample++;
 	st->over_budget = late;
 	if (late)
 		bcn_complain(&p->budget_c, BCN_LOG_WARNING, "sample budget of "

@@ -2,7 +2,9 @@
  * InfiniBand switches through libibmad/libibumad from one local adapter
  * port (no process per sample): ClassPortInfo once per switch, then
  * PortCounters and, where supported, PortCountersExtended of every linked
- * port. Switches come from a discovery walk of the fabric (pmawalk.h),
+ * port (PortCounters, for the error counters and PortXmitWait, only every
+ * error_every samples where PortCountersExtended gives the traffic).
+ * Switches come from a discovery walk of the fabric (pmawalk.h),
  * all of them or the configured ones (docs/network.md). */
 #ifndef BCN_PMA_H
 #define BCN_PMA_H
@@ -12,6 +14,7 @@
 #include <stdint.h>
 
 #include "collectors/switch/ibcounters.h"
+#include "collectors/switch/pmapipe.h"
 #include "collectors/switch/swd.h"
 
 #define BCN_PMA_CA_MAX 64               /* adapter name */
@@ -27,6 +30,11 @@ struct bcn_pma_conf {
 	int64_t budget_ms;              /* of one sample */
 	enum bcn_pma_ext ext;           /* NO: PortCounters only */
 	unsigned max_hops;              /* of the discovery walk */
+	unsigned window;                /* queries outstanding at once,
+					 * 1 .. BCN_PMA_WINDOW_MAX */
+	unsigned error_every;           /* PortCounters every this many
+					 * samples where the traffic comes
+					 * from PortCountersExtended (>= 1) */
 	const struct bcn_swd_target *only; /* switches to sample, or NULL */
 	size_t nonly;
 };
@@ -41,10 +49,13 @@ struct bcn_pma_stats {
 };
 
 /* Called for each port read: sw the switch name, v the counter values in
- * PMA units, ext whether v[XMIT_DATA..RCV_PKTS] are the 64-bit ones.
- * A negative return stops the sample with that code. */
+ * PMA units, ext whether v[XMIT_DATA..RCV_PKTS] are the 64-bit ones, pc
+ * whether PortCounters was read (v[XMIT_WAIT] and the error counters;
+ * always with ext false; without it those entries of v are 0 and mean
+ * nothing). A negative return stops the sample with that code. */
 typedef int (*bcn_pma_port_fn)(void *arg, const char *sw, unsigned port,
-			       const uint64_t v[BCN_IB_NCOUNTERS], bool ext);
+			       const uint64_t v[BCN_IB_NCOUNTERS], bool ext,
+			       bool pc);
 
 struct bcn_pma;
 
@@ -58,7 +69,13 @@ int bcn_pma_open(const struct bcn_pma_conf *conf, struct bcn_pma **out);
  * negative code (logged). */
 int bcn_pma_discover(struct bcn_pma *p);
 
-/* Queries every listed switch once, calling fn for each port read. A
+/* Queries every listed switch once, one switch at a time with up to
+ * conf->window queries outstanding, calling fn for each port read. Where
+ * a switch gives PortCountersExtended, PortCounters is read only at the
+ * switch's first sample and then at the samples n (counted from 0 by the
+ * handle) with (n + LID) % error_every == 0, spreading those reads over
+ * the samples, or at the next sample that reaches the switch when it
+ * missed that one. A
  * switch that does not answer within the timeout (and retries) is left
  * for this sample and counted; the others go on. Returns 0 or what fn
  * returned. */

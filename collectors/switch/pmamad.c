@@ -39,6 +39,30 @@ static const struct {
 	{ BCN_IB_XMIT_WAIT, 40, 4 },
 };
 
+/* MAD header (IBA vol. 1, 13.4.2): base version, class, class version,
+ * method (bit 7: response), status, ..., transaction ID, attribute ID. */
+#define HDR_BASE_VERSION 0
+#define HDR_MGMT_CLASS 1
+#define HDR_METHOD 3
+#define HDR_STATUS 4
+#define HDR_TID_LOW 12
+#define HDR_ATTR_ID 16
+#define PERF_CLASS 0x04
+#define GET_RESPONSE 0x81
+
+int bcn_pma_hdr_parse(const uint8_t *mad, size_t len, struct bcn_pma_hdr *h)
+{
+	if (len < BCN_PMA_HDR_LEN)
+		return -BCN_ETRUNC;
+	if (mad[HDR_BASE_VERSION] != 1 || mad[HDR_MGMT_CLASS] != PERF_CLASS ||
+	    mad[HDR_METHOD] != GET_RESPONSE)
+		return -BCN_ECORRUPT;
+	h->tid = (uint32_t)be(mad + HDR_TID_LOW, 4);
+	h->attr = (uint16_t)be(mad + HDR_ATTR_ID, 2);
+	h->status = (uint16_t)be(mad + HDR_STATUS, 2);
+	return 0;
+}
+
 int bcn_pma_cpi_parse(const uint8_t *buf, size_t len, uint16_t *capmask)
 {
 	if (len < BCN_PMA_CPI_LEN)

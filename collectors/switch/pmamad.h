@@ -28,6 +28,21 @@
 #define BCN_PMA_PC_LEN 44
 #define BCN_PMA_PCX_LEN 40
 
+#define BCN_PMA_HDR_LEN 64              /* MAD header before the data */
+
+/* What beacon-swd checks of an answer's MAD header. */
+struct bcn_pma_hdr {
+	uint32_t tid;                   /* transaction ID, low 32 bits */
+	uint16_t attr;                  /* attribute ID */
+	uint16_t status;                /* MAD status: 0 is success */
+};
+
+/* Reads the MAD header of an answer mad[0..len-1] (the whole MAD, as
+ * umad_get_mad gives it) into *h. Returns 0 for a PerfMgt GetResp;
+ * -BCN_ETRUNC when len is below BCN_PMA_HDR_LEN; -BCN_ECORRUPT for
+ * anything else (another class, method or base version). Pure. */
+int bcn_pma_hdr_parse(const uint8_t *mad, size_t len, struct bcn_pma_hdr *h);
+
 /* Reads CapabilityMask (bytes 2-3, big-endian) of ClassPortInfo data
  * buf[0..len-1] into *capmask. Returns 0, or -BCN_ETRUNC when len is
  * below BCN_PMA_CPI_LEN. Pure. */

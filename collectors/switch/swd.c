@@ -52,7 +52,8 @@ struct swd_conf {
 	char pma_sw[BCN_SWD_MAX_TARGETS][BCN_SWD_TARGET_MAX];
 	size_t npma_sw;
 	char pma_ca[BCN_PMA_CA_MAX];
-	uint64_t pma_port, pma_retries, pma_every, pma_hops;
+	uint64_t pma_port, pma_retries, pma_every, pma_hops, pma_err_every;
+	uint64_t pma_window;
 	int64_t pma_timeout_ms, pma_budget_ms;
 	int pma_ext;                    /* enum bcn_pma_ext */
 	char targets[BCN_SWD_MAX_TARGETS][BCN_SWD_TARGET_MAX];
@@ -107,6 +108,18 @@ static const struct bcn_config_opt swd_options[] = {
 	  .max = 1000000, .def = "60",
 	  .help = "source pma: walk the fabric again every this many "
 		  "samples (switches and linked ports may change)." },
+	{ "pma_window", BCN_CFG_UINT, M(pma_window), .min = 1,
+	  .max = BCN_PMA_WINDOW_MAX, .def = "16",
+	  .help = "source pma: queries outstanding at once to a switch "
+		  "(1: one at a time); more saves CPU, too many may overrun "
+		  "a switch's management agent (misses)." },
+	{ "pma_error_every", BCN_CFG_UINT, M(pma_err_every), .min = 1,
+	  .max = 1000, .def = "5",
+	  .help = "source pma: read PortCounters (error counters, "
+		  "xmit_wait) every this many samples where the switch gives "
+		  "the traffic in PortCountersExtended, spread over the "
+		  "samples by LID; their deltas then cover the time since the "
+		  "last such read (docs/network.md). Below forget_after." },
 	{ "pma_max_hops", BCN_CFG_UINT, M(pma_hops), .min = 0, .max = 63,
 	  .def = "0",
 	  .help = "source pma: hops the discovery walk goes at most (0: 63, "
@@ -271,6 +284,19 @@ int bcn_swd_target_parse(const char *s, struct bcn_swd_target *t)
 	return colon ? target_ports(colon + 1, t) : 0;
 }
 
+/* Logs the saturated counters among cf[0..BCN_IB_NCOUNTERS-1]. */
+static void note_saturated(struct swd *s, const char *key, const uint8_t *cf)
+{
+	for (unsigned i = 0; i < BCN_IB_NCOUNTERS; i++)
+		if (cf[i] & BCN_COUNTER_F_SATURATED) {
+			s->saturated++;
+			bcn_complain(&s->sat_c, BCN_LOG_WARNING, "%s: %s is "
+				     "saturated: its deltas are lower bounds "
+				     "(clear the counters, e.g. perfquery -R)",
+				     key, bcn_ib_counters[i].perfquery);
+		}
+}
+
 /* Turns the values of one port into a record, if the port was seen
  * before. kinds: the counter kinds; vals/n: the values; ext: the sysfs
  * counters_ext copies are in vals[BCN_IB_NCOUNTERS..]. */
@@ -303,14 +329,7 @@ static int emit_port(struct swd *s, struct bcn_collector *c, const char *sw,
 			d[i] = d[BCN_IB_NCOUNTERS + i];
 			cf[i] = cf[BCN_IB_NCOUNTERS + i];
 		}
-	for (unsigned i = 0; i < BCN_IB_NCOUNTERS; i++)
-		if (cf[i] & BCN_COUNTER_F_SATURATED) {
-			s->saturated++;
-			bcn_complain(&s->sat_c, BCN_LOG_WARNING, "%s: %s is "
-				     "saturated: its deltas are lower bounds "
-				     "(clear the counters, e.g. perfquery -R)",
-				     key, bcn_ib_counters[i].perfquery);
-		}
+	note_saturated(s, key, cf);
 	bcn_record_init(&r, BCN_REC_PORT);
 	r.t = prev;
 	r.dur = now - prev;
@@ -660,19 +679,73 @@ static int sample_target(struct swd *s, struct bcn_collector *c, size_t ti,
 	return 0;
 }
 
+/* A switch port whose traffic comes from PortCountersExtended: the four
+ * 64-bit counters are entity "SW/PORT#x", the PortCounters ones (read
+ * when pc) entity "SW/PORT#e", so their deltas cover the time since
+ * their own last read. The record's interval is the traffic's; its
+ * xmit_wait and errors are 0 unless pc (and a previous read) gives them. */
+static int emit_pma_ext(struct swd *s, const char *sw, unsigned port,
+			const uint64_t v[BCN_IB_NCOUNTERS], bool pc)
+{
+	char key[SWD_ENTITY_MAX], ekey[SWD_ENTITY_MAX];
+	uint64_t d[BCN_IB_NCOUNTERS] = { 0 };
+	uint8_t kinds[BCN_IB_NCOUNTERS], cf[BCN_IB_NCOUNTERS] = { 0 };
+	struct bcn_record r;
+	int64_t prev;
+	int rc, erc = BCN_COUNTER_F_FIRST;
+
+	for (unsigned k = 0; k < BCN_IB_NCOUNTERS; k++)
+		kinds[k] = bcn_ib_perfquery_kind(k, k < BCN_IB_EXT_N);
+	if (fmt(key, sizeof(key), "%s/%u#x", sw, port) ||
+	    fmt(ekey, sizeof(ekey), "%s/%u#e", sw, port))
+		return 0;               /* names are shorter than keys */
+	if (pc) {
+		erc = bcn_counter_update(s->ports, ekey, v + BCN_IB_EXT_N,
+					 kinds + BCN_IB_EXT_N,
+					 BCN_IB_NCOUNTERS - BCN_IB_EXT_N,
+					 s->cur_now, d + BCN_IB_EXT_N,
+					 cf + BCN_IB_EXT_N, NULL);
+		if (erc < 0 && erc != -BCN_EFULL)
+			return erc;
+	}
+	rc = bcn_counter_update(s->ports, key, v, kinds, BCN_IB_EXT_N,
+				s->cur_now, d, cf, &prev);
+	if (rc == -BCN_EFULL || erc == -BCN_EFULL)
+		bcn_complain(&s->full_c, BCN_LOG_WARNING, "more than %" PRIu64
+			     " ports: %s not sampled (raise max_ports)",
+			     s->conf->max_ports, key);
+	if (rc < 0)
+		return rc == -BCN_EFULL ? 0 : rc;
+	if (rc & BCN_COUNTER_F_FIRST)
+		return 0;
+	if (erc < 0 || (erc & BCN_COUNTER_F_FIRST))
+		memset(d + BCN_IB_EXT_N, 0, sizeof(d) - sizeof(d[0]) *
+		       BCN_IB_EXT_N);
+	note_saturated(s, key, cf);
+	bcn_record_init(&r, BCN_REC_PORT);
+	r.t = prev;
+	r.dur = s->cur_now - prev;
+	r.u.port.sw = sw;
+	r.u.port.port = port;
+	bcn_ib_fill_record(&r.u.port, d);
+	rc = bcn_collector_add(s->cur_c, &r);
+	return rc == -ENOMEM ? rc : 0;
+}
+
 /* bcn_pma_port_fn: one switch port read through its PMA. */
 static int pma_port_cb(void *arg, const char *sw, unsigned port,
-		       const uint64_t v[BCN_IB_NCOUNTERS], bool ext)
+		       const uint64_t v[BCN_IB_NCOUNTERS], bool ext, bool pc)
 {
 	struct swd *s = arg;
 	char key[SWD_ENTITY_MAX];
 	uint8_t kinds[BCN_IB_NCOUNTERS];
 
-	/* the traffic counters from PortCountersExtended wrap at 2^64; the
-	 * rest, from PortCounters, saturate at their width */
+	if (ext)
+		return emit_pma_ext(s, sw, port, v, pc);
+	/* PortCounters alone: every counter saturates at its width */
 	for (unsigned k = 0; k < BCN_IB_NCOUNTERS; k++)
-		kinds[k] = bcn_ib_perfquery_kind(k, ext && k < BCN_IB_EXT_N);
-	if (fmt(key, sizeof(key), "%s/%u#%c", sw, port, ext ? 'x' : 'r'))
+		kinds[k] = bcn_ib_perfquery_kind(k, false);
+	if (fmt(key, sizeof(key), "%s/%u#r", sw, port))
 		return 0;               /* names are shorter than keys */
 	return emit_port(s, s->cur_c, sw, port, key, v, kinds,
 			 BCN_IB_NCOUNTERS, s->cur_now);
@@ -734,6 +807,8 @@ static int pma_init(struct swd *s)
 		.budget_ms = cf->pma_budget_ms,
 		.ext = cf->pma_ext == 1 ? BCN_PMA_EXT_NO : BCN_PMA_EXT_AUTO,
 		.max_hops = (unsigned)cf->pma_hops,
+		.error_every = (unsigned)cf->pma_err_every,
+		.window = (unsigned)cf->pma_window,
 		.only = s->pma_t, .nonly = cf->npma_sw,
 	};
 	int rc;
@@ -741,6 +816,13 @@ static int pma_init(struct swd *s)
 	if (cf->ntargets) {
 		BCN_ERR("perfquery_target is set but source is pma: use "
 			"pma_switch");
+		return -EINVAL;
+	}
+	if (cf->pma_err_every > 1 && cf->pma_err_every >= cf->forget_after) {
+		BCN_ERR("pma_error_every (%" PRIu64 ") must be below "
+			"forget_after (%" PRIu64 "): the error counters would "
+			"be forgotten between reads", cf->pma_err_every,
+			cf->forget_after);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < cf->npma_sw; i++) {

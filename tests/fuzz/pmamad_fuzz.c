@@ -4,7 +4,8 @@
  * length (reading past it is caught). Checks: only the documented
  * results, -BCN_ETRUNC exactly for short input, the traffic counters of
  * PortCountersExtended overwrite only their four entries, the 4-bit and
- * 8/16-bit error fields stay within their widths. */
+ * 8/16-bit error fields stay within their widths; the same bytes as a
+ * MAD header: accepted exactly when long enough and a PerfMgt GetResp. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t v[BCN_IB_NCOUNTERS], w[BCN_IB_NCOUNTERS];
+	struct bcn_pma_hdr h;
 	uint16_t cap;
 	uint8_t port, *buf;
 	size_t len;
@@ -50,6 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned i = BCN_IB_EXT_N; i < BCN_IB_NCOUNTERS; i++)
 		if (w[i] != 0xa5a5a5a5a5a5a5a5ull)
 			abort();
+	rc = bcn_pma_hdr_parse(buf, len, &h);
+	if (len < BCN_PMA_HDR_LEN ? rc != -BCN_ETRUNC :
+	    rc != (buf[0] == 1 && buf[1] == 4 && buf[3] == 0x81 ? 0 :
+		   -BCN_ECORRUPT))
+		abort();
+	if (!rc && h.attr != (buf[16] << 8 | buf[17]))
+		abort();
 	free(buf);
 	return 0;
 }

@@ -36,10 +36,12 @@ grep -q '^switchguid=0x00beac0001000001$' "$T/sim/ibsim/net" || fail "net file"
 bcn_ibsim_start "$T/sim/ibsim/net" mgmt
 # sample 1 walks the fabric (its SMPs cross the node ports) and reads; the
 # counters of tick 1 are set after it, so sample 2's window holds the walk
-# and is not checked; samples 3.. read tick k-1 with nothing else moving
+# and is not checked; samples 3.. read tick k-1 with nothing else moving.
+# pma_error_every 1: the same MADs at every sample, so the uplink's share
+# of them (overwritten by each PerformanceSet) is the same in each window
 env "${BCN_IBSIM_ENV[@]}" "$SWD" --node fabric --interval 1h --count "$((TICKS + 1))" \
 	--no-hca-counters --source pma --pma-switch sw01=0x00beac0001000001 \
-	--pma-discover-every 1000 --output "$T/out.bin" --log-level info 2> "$T/swd.log" &
+	--pma-discover-every 1000 --pma-error-every 1 --output "$T/out.bin" --log-level info 2> "$T/swd.log" &
 pid=$!
 pids+=("$pid")
 bcn_wait_sample "$T/swd.log" 1 "$pid"

@@ -7,7 +7,9 @@
 # SIGUSR1) the test sets counters through ibsim's console (PerformanceSet)
 # on ports no MAD of the test crosses: 64-bit values, a 64-bit wrap, a
 # saturating 16-bit error counter, then (second daemon, pma_extended no)
-# a 32-bit PortCounters counter saturating; a switch that stops answering
+# a 32-bit PortCounters counter saturating; (third daemon) the error
+# counters read every 3rd sample exactly in the samples that read them;
+# a switch that stops answering
 # (ibsim's Error rate 100: the others are still sampled, the miss logged),
 # a port that goes away and links that appear (rediscovery). `beacon
 # decode` of the output must give exactly the expected deltas.
@@ -104,6 +106,7 @@ source = pma
 pma_timeout = 200ms
 pma_retries = 1
 pma_discover_every = 3
+pma_error_every = 1
 CONF
 start_swd "$T/a.conf"
 wait_sample 1
@@ -188,8 +191,71 @@ check(by[3][(S2, 1)])
 check(by[3][(S3, 1)])                   # the 16-bit counter stays at its top
 PY
 
-# --- second daemon: 32-bit PortCounters only, one switch chosen by GUID
-# (named), one configured LID that no switch has
+# --- third daemon: PortCounters (errors, xmit_wait) every 3rd sample per
+# switch, at samples n (from 0) with (n + LID) % 3 == 0, and at the first;
+# the traffic at every sample. Before each sample the test raises an
+# error counter, PortXmitWait and a 64-bit traffic counter of Switch2
+# port 1: the errors must appear exactly in the samples that read them,
+# as the change since the previous read, and nowhere else.
+cat > "$T/c.conf" <<CONF
+node = "pma-node"
+interval = 1h
+count = 8
+output = "$T/c.bin"
+log_level = debug
+hca_counters = no
+source = pma
+pma_error_every = 3
+pma_switch = 0x200001
+CONF
+pset Switch2 1 PortCounters.SymbolErrorCounter 101
+pset Switch2 1 PortCounters.PortXmitWait 1007
+pset Switch2 1 PortCountersExtended.PortXmitPkts 5003
+start_swd "$T/c.conf"
+wait_sample 1
+for k in 2 3 4 5 6 7 8; do
+	pset Switch2 1 PortCounters.SymbolErrorCounter $((100 + k * k))
+	pset Switch2 1 PortCounters.PortXmitWait $((1000 + 7 * k))
+	pset Switch2 1 PortCountersExtended.PortXmitPkts $((5000 + 3 * k))
+	kill -USR1 "$pid"
+	wait_sample "$k"
+done
+wait "$pid" || fail "beacon-swd exited with $?"
+pid=
+lid=$(sed -n 's/.*switch 0x0*200001 (lid \([0-9]*\)): PMA capabilities.*/\1/p' "$T/log" | head -n 1)
+[ -n "$lid" ] || fail "no LID of Switch2 in the debug log"
+"$BEACON" decode "$T/c.bin" > "$T/c.rec"
+/usr/bin/python3 - "$T/c.rec" "$lid" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+lid = int(sys.argv[2])
+def need(ok, what):
+    if not ok:
+        raise SystemExit("check failed: %r" % (what,))
+p1 = sorted((r for r in recs if r["port"] == 1), key=lambda r: r["t"])
+need(len(p1) == 7, p1)                  # samples 2..8
+# the values read at samples 1..8
+sym = {k: 100 + k * k for k in range(1, 9)}
+wait = {k: 1000 + 7 * k for k in range(1, 9)}
+last = 1                                # sample 1 read PortCounters
+reads = 0
+for k, r in zip(range(2, 9), p1):
+    # the traffic: every sample exact (sample 1's discovery walk sent one
+    # SMP out of this port after the test set it)
+    need(r["xmit_pkts"] == 3 or (k == 2 and r["xmit_pkts"] == 2), r)
+    if (k - 1 + lid) % 3 == 0:
+        reads += 1
+        need(r["errors"] == {"symbol_error": sym[k] - sym[last]} and
+             r["xmit_wait"] == wait[k] - wait[last], (k, last, r))
+        last = k
+    else:
+        need(r["errors"] == {} and r["xmit_wait"] == 0, (k, r))
+need(reads >= 2, reads)
+PY
+
+# --- second daemon: 32-bit PortCounters only, one query at a time (the
+# others pipeline), one switch chosen by GUID (named), one configured LID
+# that no switch has
 cat > "$T/b.conf" <<CONF
 node = "pma-node"
 interval = 1h
@@ -199,6 +265,7 @@ log_level = info
 hca_counters = no
 source = pma
 pma_extended = no
+pma_window = 1
 pma_switch = leaf=0x200001
 pma_switch = 999
 CONF
@@ -234,4 +301,8 @@ grep -q "pma_switch '3:1': expected" "$T/err" || fail "pma_switch error: $(cat "
 "$SWD" --pma-switch 3 --count 1 --output "$T/x.bin" 2> "$T/err" &&
 	fail "pma_switch without source pma was taken"
 grep -q "source is not pma" "$T/err" || fail "source error: $(cat "$T/err")"
+"$SWD" --source pma --pma-error-every 10 --forget-after 10 --count 1 \
+	--output "$T/x.bin" 2> "$T/err" && fail "pma_error_every 10, forget_after 10 taken"
+grep -q "pma_error_every (10) must be below forget_after (10)" "$T/err" ||
+	fail "pma_error_every error: $(cat "$T/err")"
 echo "swd_pma: ok"

@@ -119,6 +119,39 @@ static void test_cpi(void **state)
 			 -BCN_ETRUNC);
 }
 
+/* An answer's header as libibmad encodes one (an independent encoder). */
+static void test_hdr(void **state)
+{
+	uint8_t mad[IB_MAD_SIZE] = { 0 };
+	struct bcn_pma_hdr h;
+	ib_rpc_t rpc;
+
+	(void)state;
+	memset(&rpc, 0, sizeof(rpc));
+	rpc.mgtclass = IB_PERFORMANCE_CLASS;
+	rpc.method = IB_MAD_METHOD_GET_RESPONSE;
+	rpc.attr.id = BCN_PMA_ATTR_PCX;
+	rpc.rstatus = 0x000c;
+	rpc.trid = 0x7bcdef12;
+	assert_non_null(mad_encode(mad, &rpc, NULL, NULL));
+	assert_int_equal(bcn_pma_hdr_parse(mad, sizeof(mad), &h), 0);
+	assert_int_equal(h.tid, 0x7bcdef12);
+	assert_int_equal(h.attr, BCN_PMA_ATTR_PCX);
+	assert_int_equal(h.status, 0x000c);
+	assert_int_equal(bcn_pma_hdr_parse(mad, BCN_PMA_HDR_LEN - 1, &h),
+			 -BCN_ETRUNC);
+	/* a request (Get), another class: not an answer of ours */
+	rpc.method = IB_MAD_METHOD_GET;
+	assert_non_null(mad_encode(mad, &rpc, NULL, NULL));
+	assert_int_equal(bcn_pma_hdr_parse(mad, sizeof(mad), &h),
+			 -BCN_ECORRUPT);
+	rpc.method = IB_MAD_METHOD_GET_RESPONSE;
+	rpc.mgtclass = IB_SMI_CLASS;
+	assert_non_null(mad_encode(mad, &rpc, NULL, NULL));
+	assert_int_equal(bcn_pma_hdr_parse(mad, sizeof(mad), &h),
+			 -BCN_ECORRUPT);
+}
+
 static void test_bad(void **state)
 {
 	uint8_t buf[BCN_PMA_DATA_LEN] = { 0 };
@@ -145,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_pcx_layout),
 		cmocka_unit_test(test_cpi),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_hdr),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
