@@ -5,7 +5,7 @@
 # (ibsim-utils) with LIDs from one opensm run; beacon-swd, with
 # libumad2sim.so preloaded, discovers the fabric and reads every linked
 # switch port's PortCountersExtended at each sample and its PortCounters
-# every pma_error_every samples, pma_window queries outstanding (defaults),
+# every 5th sample (pma_error_every 5), pma_window queries outstanding,
 # then one query at a time, then also PortCounters at each sample.
 # Reported per source: the sampling thread's CPU per sample (median, as
 # the collector loop measures it: MADs, decoding, deltas, framing,
@@ -129,14 +129,17 @@ PY
 }
 
 # rediscovery only at sample 1 (the steady state); discovery apart below
-run pma --source pma --pma-discover-every 1000000
+run pma --source pma --pma-discover-every 1000000 --pma-error-every 5
+run pma_defaults --source pma --pma-discover-every 1000000
 # a wider window; the references in the same run: one query outstanding
 # at a time
 # (pma_window 1), and with PortCounters too at every sample (two MADs per
 # port, one at a time: what the source did before pma_window and
 # pma_error_every)
-run pma_window64 --source pma --pma-discover-every 1000000 --pma-window 64
-run pma_window1 --source pma --pma-discover-every 1000000 --pma-window 1
+run pma_window64 --source pma --pma-discover-every 1000000 --pma-window 64 \
+	--pma-error-every 5
+run pma_window1 --source pma --pma-discover-every 1000000 --pma-window 1 \
+	--pma-error-every 5
 run pma_window1_errors_each_sample --source pma \
 	--pma-discover-every 1000000 --pma-window 1 --pma-error-every 1
 TARGETS=()

@@ -114,7 +114,7 @@ static const struct bcn_config_opt swd_options[] = {
 		  "(1: one at a time); more saves CPU, too many may overrun "
 		  "a switch's management agent (misses)." },
 	{ "pma_error_every", BCN_CFG_UINT, M(pma_err_every), .min = 1,
-	  .max = 1000, .def = "5",
+	  .max = 1000, .def = "1",
 	  .help = "source pma: read PortCounters (error counters, "
 		  "xmit_wait) every this many samples where the switch gives "
 		  "the traffic in PortCountersExtended, spread over the "
