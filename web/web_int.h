@@ -115,5 +115,6 @@ bcn_web_handler bcn_web_login, bcn_web_logout, bcn_web_me;
 bcn_web_handler bcn_web_jobs, bcn_web_job;
 bcn_web_handler bcn_web_anomalies, bcn_web_anomaly_ack;
 bcn_web_handler bcn_web_series, bcn_web_overview, bcn_web_heatmap;
+bcn_web_handler bcn_web_net_switches, bcn_web_net_series;
 
 #endif
