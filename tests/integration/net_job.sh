@@ -11,7 +11,9 @@
 # During A, leaf2's uplink port 5 runs at 96% of its rate for 10 minutes:
 # `beacon anomalies detect` finds one hot_switch anomaly on it, and a
 # second round leaves it at one; the uplinks of leaf1 (busy, equal) are
-# not hot.
+# not hot. `beacon net` and beacon-web's network endpoints show the
+# leaves' traffic and leaf2's ports; a plain user gets no fabric view
+# (403) and another user's job not at all, its owner the network part.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -19,10 +21,11 @@ source "$BCN_SRC/tests/lib/sim.sh"
 export PATH=$PATH:/usr/sbin
 LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
 JSONFRAMES=$BCN_BUILD/tests/jsonframes
+WEB=$BCN_BUILD/web/beacon-web
 
 python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
 chmod 600 "$T/key"
-bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP
+bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP; bcn_alloc_port WP
 bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
 bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
 printf '%s\n' "listen = 127.0.0.1:$LP" "name = logsrv" "auth_key_file = $T/key" \
@@ -61,6 +64,31 @@ for i in 1 2; do
 done
 "$BEACON" anomalies --config "$T/an.conf" --kind hot_switch --json > "$T/hot.json" ||
 	fail "beacon anomalies"
+"$BEACON" net --config "$T/an.conf" --from "$A" --to "$((A + 600))" --json \
+	> "$T/net.json" || fail "beacon net"
+"$BEACON" net --config "$T/an.conf" --from "$A" --to "$((A + 600))" --json \
+	--switch leaf2 > "$T/net_leaf2.json" || fail "beacon net --switch"
+"$BEACON" net --config "$T/an.conf" --from "$A" --to "$((A + 600))" > "$T/net.txt" ||
+	fail "beacon net (text)"
+grep -q "^  leaf2 .* up     6.55 TiB" "$T/net.txt" || fail "beacon net text: $(cat "$T/net.txt")"
+"$BEACON" net --config "$T/an.conf" --switch nosuch 2> "$T/nosuch.err" &&
+	fail "an unknown switch was accepted"
+grep -q "no port records" "$T/nosuch.err" || fail "unknown switch: $(cat "$T/nosuch.err")"
+
+# --- beacon-web: accounts, then the endpoints
+for u in admin:admin alice:user bob:user; do
+	name=${u%%:*}
+	( umask 077; python3 -c 'import os; print(os.urandom(12).hex())' > "$T/pw.$name" )
+	"$BEACON" user add "$name" --role "${u#*:}" --password-file "$T/pw.$name" \
+		--config "$T/db/jobdb.conf" || fail "beacon user add $name"
+done
+{ grep '^jobdb_' "$T/db/jobdb.conf"; printf '%s\n' "web_listen = 127.0.0.1:$WP" \
+	"store_dir = $T/store" "web_cookie_secure = no"; } > "$T/web.conf"
+"$WEB" --config "$T/web.conf" >> "$T/web.log" 2>&1 &
+WPID=$!; BCN_PIDS+=("$WPID")
+bcn_wait_port "$WP" "$WPID" 300 || fail "beacon-web did not listen"
+/usr/bin/python3 "$BCN_SRC/tests/integration/net_job_records.py" --web "$T" "$WP" "$A" ||
+	fail "the web's network endpoints"
 [ -z "${BCN_KEEP:-}" ] || cp -r "$T" "$BCN_KEEP"
 /usr/bin/python3 "$BCN_SRC/tests/integration/net_job_records.py" --check "$T" ||
 	fail "the network figures"
