@@ -7,7 +7,12 @@
  * FACTOR times its own traffic on its uplink (traffic from elsewhere).
  * The counters are written as a Linux host shows an adapter's ports in
  * sysfs (counters/ with the 32-bit saturating ones, counters_ext/ with the
- * 64-bit ones; data in 4-byte units), for beacon-swd --root. */
+ * 64-bit ones; data in 4-byte units), for beacon-swd --root. The cabling
+ * is written once as ibnetdiscover's topology file (OUT/topology.net,
+ * for beacon-swd's topology_file; scale mode sends it as topology
+ * records): switch swNN (GUID BCN_SIM_SW_GUID + NN) has the compute
+ * nodes on ports 1.. and its uplink, the last port, to port NN of the
+ * spine (BCN_SIM_SPINE_GUID), all 4xEDR. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -78,6 +83,40 @@ out:
 	free(up_r);
 }
 
+int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
+{
+	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
+	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
+				" leaf switches\n#\n\n", s->c.switches);
+
+	for (sw = 0; !rc && sw < s->c.switches; sw++) {
+		rc = bcn_buf_printf(out, "switchguid=0x%" PRIx64 "\nSwitch\t%"
+				    PRIu64 " \"S-%016" PRIx64 "\"\t\t# \"sw%02"
+				    PRIu64 "\" base port 0 lid %" PRIu64
+				    " lmc 0\n", BCN_SIM_SW_GUID + sw + 1,
+				    per + 1, BCN_SIM_SW_GUID + sw + 1, sw + 1,
+				    sw + 2);
+		for (p = 0; !rc && p < per; p++) {
+			node = sw * per + p;
+			if (node >= s->c.compute)
+				break;
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016" PRIx64
+					    "\"[1](%" PRIx64 ") \t\t# \"cn%05"
+					    PRIu64 " mlx5_0\" lid %" PRIu64
+					    " 4xEDR\n", p + 1,
+					    BCN_SIM_HCA_GUID + 2 * node,
+					    BCN_SIM_HCA_GUID + 2 * node + 1,
+					    node + 1, 1000 + node);
+		}
+		if (!rc)
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016" PRIx64
+					    "\"[%" PRIu64 "]\t\t# \"spine\" lid 1 "
+					    "4xEDR\n\n", per + 1,
+					    (uint64_t)BCN_SIM_SPINE_GUID, sw + 1);
+	}
+	return rc;
+}
+
 static int put(const char *dir, const char *name, uint64_t v)
 {
 	char text[32];
@@ -133,6 +172,28 @@ static int write_port(const struct bcn_sim *s, const char *base,
 	return rc;
 }
 
+/* OUT/topology.net, unless it already holds the same cabling (a run
+ * resumed with --until): beacon-swd resends the file when it changes. */
+static int write_topology(struct bcn_sim *s)
+{
+	char path[BCN_SIM_PATH_MAX + 16];
+	struct bcn_buf t, old;
+	int rc;
+
+	bcn_buf_init(&t, 64u << 20);
+	bcn_buf_init(&old, 64u << 20);
+	snprintf(path, sizeof(path), "%s/topology.net", s->c.out);
+	rc = bcn_sim_ib_topology(s, &t);
+	if (!rc && (bcn_buf_read_file(&old, path) || old.len != t.len ||
+		    memcmp(old.data, t.data, t.len)))
+		rc = bcn_sim_write_file(s->c.out, "topology.net",
+					(const char *)t.data, t.len);
+	bcn_buf_free(&t);
+	bcn_buf_free(&old);
+	s->topo_written = !rc;
+	return rc;
+}
+
 int bcn_sim_ib_write(struct bcn_sim *s)
 {
 	uint64_t per, sw, p;
@@ -142,6 +203,8 @@ int bcn_sim_ib_write(struct bcn_sim *s)
 	if (!s->c.switches)
 		return 0;
 	per = per_switch(s);
+	if (!s->topo_written)
+		rc = write_topology(s);
 	for (sw = 0; !rc && sw < s->c.switches; sw++) {
 		snprintf(base, sizeof(base), "%s/sw%02" PRIu64
 			 "/sys/class/infiniband/sw%02" PRIu64, s->c.out,

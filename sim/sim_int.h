@@ -124,6 +124,7 @@ struct bcn_sim {
 	struct bcn_sim_conf c;
 	uint64_t rng;
 	int64_t tick;                   /* ticks done */
+	bool topo_written;              /* OUT/topology.net is there */
 	int64_t epoch_ns;
 	double tick_s;
 	uint64_t nost, nmdt;
@@ -232,6 +233,14 @@ int bcn_sim_lwfs_reset(struct bcn_sim *s);
  * counter files. */
 void bcn_sim_ib_tick(struct bcn_sim *s);
 int bcn_sim_ib_write(struct bcn_sim *s);
+
+#define BCN_SIM_SW_GUID UINT64_C(0x7cfe900300a00000)     /* + switch number */
+#define BCN_SIM_SPINE_GUID UINT64_C(0x7cfe900300a0ff00)
+#define BCN_SIM_HCA_GUID UINT64_C(0x7cfe900300b00000)    /* + 2 * node index */
+
+/* The simulated fabric's cabling as an ibnetdiscover topology file
+ * (sim_ib.c), appended to out. Returns 0 or a buf error. */
+int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out);
 
 /* The nodes of a job whose bytes one placement on an OST holds: first,
  * first + step, ... below the job's node count (sim_model.c). */
