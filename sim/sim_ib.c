@@ -66,8 +66,8 @@ void bcn_sim_ib_tick(struct bcn_sim *s)
 			continue;
 		for (i = 0; i < j->nodes; i++) {
 			node = j->first + i;
-			b = (uint64_t)((unsigned __int128)j->served *
-				       bcn_sim_node_bytes(s, j, i) / j->asked);
+			b = bcn_sim_node_share(s, j, i);   /* 0: a 1-1 job's
+							      * idle nodes */
 			sw = node / per;
 			add(port(s, sw, node % per), w ? 0 : b, w ? b : 0);
 			(w ? up_x : up_r)[sw] += b;

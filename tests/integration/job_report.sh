@@ -165,9 +165,7 @@ for t in jobs:
         bad.append("job %d (%s): switches %s, want %s" % (t["job"], r["nodelist"], got, sorted(want)))
     elif net["unplaced_nodes"] or any(x["uplinks"] != 1 for x in net["switches"]):
         bad.append("job %d: network %s" % (t["job"], net))
-    elif t["mode"] != "1-1":
-        # (the simulator's switches carry a 1-1 job's bytes on each of
-        # its nodes' ports, not only on the one node's that moved them)
+    else:
         moved = sum(x["xmit_bytes"] + x["rcv_bytes"] for x in net["switches"])
         data = t["read_bytes"] + t["write_bytes"]
         if not (0.95 * data <= moved <= 1.05 * data + 4096 * 64):
