@@ -50,7 +50,8 @@ struct bcn_net {
 	size_t nlinks, links_cap;
 	struct bcn_tally link_idx;      /* "guid/port", "name/port" -> i + 1 */
 	struct bcn_tally nodes;         /* the job's nodes; empty: fabric */
-	bool job;                       /* nodes were given */
+	bool job;                       /* per job (nodes given, or set by
+					 * the caller for a job without) */
 	struct bcn_net_switch *sw;
 	size_t nsw, sw_cap, sw_max;
 	struct bcn_tally sw_idx;        /* guid -> i + 1 */

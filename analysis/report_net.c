@@ -44,6 +44,7 @@ static int job_nodes(struct bcn_net *n, const struct bcn_report *r,
 		return rc;
 	if (rc)
 		return 1;
+	n->job = true;          /* a job without nodes has no switches */
 	for (size_t i = 0; !rc && i < hl.n; i++)
 		rc = bcn_net_add_node(n, hl.hosts[i]);
 	bcn_hostlist_free(&hl);

@@ -227,6 +227,13 @@ static void test_fabric(void **state)
 	assert_int_equal(sp->xmit, 4);
 	assert_int_equal(sp->up_xmit, 40);
 	bcn_net_free(&n);
+	/* a job whose node list is empty has no switches */
+	bcn_net_init(&n, 2000, 16);
+	load_fabric(&n);
+	n.job = true;
+	assert_int_equal(bcn_net_select(&n), 0);
+	assert_int_equal(n.nsw, 0);
+	bcn_net_free(&n);
 	/* a cap on switches: counted, not kept */
 	bcn_net_init(&n, 2000, 1);
 	load_fabric(&n);
