@@ -991,130 +991,157 @@ static const struct bcn_net_link *row_link(const struct round *r, size_t i)
 	return bcn_net_link_of(&r->topo, sw, p);
 }
 
-/* Is uplink up[u] hot in bucket b: its busier direction above hot_util
- * of its rate, or above hot_pct of its peer uplinks' median; and at
- * least hot_min_bytes/s. *util gets its utilisation (0: rate unknown). */
-static bool uplink_hot(struct round *r, const size_t *up, const double *rate,
-		       size_t nu, size_t u, size_t b, double *med_scratch,
-		       double *util)
+/* A switch with topology: its uplinks and host ports (grid rows), the
+ * uplinks' rates, scratch for medians. */
+struct upset {
+	const size_t *up, *down;
+	size_t nu, nd;
+	double *rate, *scratch;
+};
+
+/* The median of the other uplinks' busier direction in bucket b, bytes;
+ * -1 without peers. */
+static double peer_median(const struct round *r, const struct upset *x,
+			  size_t u, size_t b)
 {
-	double v = port_dir(&r->sw, up[u], b) / r->secs, med;
 	size_t k = 0;
 
-	*util = rate[u] > 0 ? v / rate[u] : 0;
-	if (v < (double)r->c->hot_min_bytes)
-		return false;
-	if (rate[u] > 0 && *util >= (double)r->c->hot_util_pct / 100)
-		return true;
-	for (size_t j = 0; j < nu; j++)
+	for (size_t j = 0; j < x->nu; j++)
 		if (j != u)
-			med_scratch[k++] = port_dir(&r->sw, up[j], b) / r->secs;
-	if (!k)
-		return false;
-	med = bcn_median(med_scratch, k);
-	return v >= (double)r->c->hot_pct / 100 * fmax(med, 1);
+			x->scratch[k++] = port_dir(&r->sw, x->up[j], b);
+	return k ? bcn_median(x->scratch, k) : -1;
 }
 
-/* The anomaly of one run of hot buckets of uplink up[u]: scored by its
- * mean utilisation over the run when its rate is known, else by its
- * bytes over its peers' median. */
-static int hot_uplink_run(struct round *r, const size_t *up,
-			  const double *rate, size_t nu, size_t u,
+/* An uplink's share of what the host ports moved in bucket b, bytes;
+ * -1 without host ports (a spine). */
+static double down_share(const struct round *r, const struct upset *x,
+			 size_t b)
+{
+	double sum = 0;
+
+	for (size_t j = 0; j < x->nd; j++)
+		sum += port_bytes(&r->sw, x->down[j], b);
+	return x->nd ? sum / (double)x->nu : -1;
+}
+
+/* Is uplink u hot in bucket b: at least hot_min_bytes/s in its busier
+ * direction, and that direction at hot_util of its rate, or at hot_pct
+ * of its peer uplinks' median, or its bytes at hot_pct of its share of
+ * the host ports' bytes (a leaf's uplinks carry what its hosts send and
+ * receive, no more: the excess is traffic from elsewhere). */
+static bool uplink_hot(const struct round *r, const struct upset *x,
+		       size_t u, size_t b)
+{
+	const double hot = (double)r->c->hot_pct / 100;
+	double v = port_dir(&r->sw, x->up[u], b), med, share;
+
+	if (v / r->secs < (double)r->c->hot_min_bytes)
+		return false;
+	if (x->rate[u] > 0 && v / r->secs / x->rate[u] >=
+	    (double)r->c->hot_util_pct / 100)
+		return true;
+	med = peer_median(r, x, u, b);
+	if (med >= 0 && v >= hot * fmax(med, 1))
+		return true;
+	share = down_share(r, x, b);
+	return share >= 0 && port_bytes(&r->sw, x->up[u], b) >= hot * fmax(share, 1);
+}
+
+/* The anomaly of one run of hot buckets of uplink u: scored by its mean
+ * utilisation over the run when that reached hot_util, else by its
+ * bytes over its share of the host ports' (a leaf) or over its peers'
+ * median (a spine). */
+static int hot_uplink_run(struct round *r, const struct upset *x, size_t u,
 			  const struct bcn_run *run, struct bcn_anomaly *a)
 {
 	const struct bcn_grid *g = &r->sw;
-	const struct bcn_net_link *l = row_link(r, up[u]);
+	const struct bcn_net_link *l = row_link(r, x->up[u]);
 	size_t nb = run->last - run->first + 1;
-	double mine = 0, peers = 0, *pv = NULL, secs = (double)nb * r->secs;
-	double score, lim;
+	double dir = 0, bytes = 0, peers = 0, share = 0;
+	double secs = (double)nb * r->secs, util, score, lim;
 
-	if (nu > 1 && !(pv = malloc((nu - 1) * sizeof(*pv))))
-		return -ENOMEM;
 	for (size_t b = run->first; b <= run->last; b++) {
-		size_t k = 0;
-
-		mine += port_dir(g, up[u], b);
-		for (size_t j = 0; j < nu; j++)
-			if (j != u)
-				pv[k++] = port_dir(g, up[j], b);
-		if (k)
-			peers += bcn_median(pv, k);
+		dir += port_dir(g, x->up[u], b);
+		bytes += port_bytes(g, x->up[u], b);
+		peers += fmax(peer_median(r, x, u, b), 0);
+		share += fmax(down_share(r, x, b), 0);
 	}
-	free(pv);
-	if (rate[u] > 0) {
-		score = mine / secs / rate[u];
+	util = x->rate[u] > 0 ? dir / secs / x->rate[u] : 0;
+	if (util >= (double)r->c->hot_util_pct / 100) {
+		score = util;
 		lim = (double)r->c->hot_util_pct / 100;
 	} else {
-		score = mine / fmax(peers, 1);
+		score = x->nd ? bytes / fmax(share, 1) : dir / fmax(peers, 1);
 		lim = (double)r->c->hot_pct / 100;
 	}
-	bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, up[u]),
+	bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, x->up[u]),
 			 severity_of(score, lim), score);
 	snprintf(a->evidence, sizeof(a->evidence), "{\"uplink\":true,"
-		      "\"bytes_per_s\":%.0f,\"rate\":%.0f,\"utilisation\":%.3f,"
-		      "\"peer_median_bytes_per_s\":%.0f,\"peers\":%zu,"
-		      "\"limit\":%.2f,\"remote_port\":%" PRIu64 "}",
-		      mine / secs, rate[u], rate[u] > 0 ? mine / secs / rate[u] : 0,
-		      peers / secs, nu - 1, lim, l ? l->remote_port : 0);
+		 "\"bytes_per_s\":%.0f,\"rate\":%.0f,\"utilisation\":%.3f,"
+		 "\"peer_median_bytes_per_s\":%.0f,\"peers\":%zu,"
+		 "\"host_share_bytes_per_s\":%.0f,\"host_ports\":%zu,"
+		 "\"limit\":%.2f,\"remote_port\":%" PRIu64 "}", dir / secs,
+		 x->rate[u], util, peers / secs, x->nu - 1, share / secs, x->nd,
+		 lim, l ? l->remote_port : 0);
 	return emit(r, a, g, run);
 }
 
-/* One switch with topology: its uplinks up[0..nu) (grid rows). */
-static int hot_uplinks(struct round *r, const size_t *up, size_t nu,
+/* One switch with topology: each uplink on its own, a run names it. */
+static int hot_uplinks(struct round *r, struct upset *x,
 		       struct bcn_anomaly *a)
 {
 	const struct bcn_grid *g = &r->sw;
 	struct bcn_run runs[RUNS_MAX];
-	double *rate = calloc(2 * nu, sizeof(double)), *scratch = rate + nu;
 	int rc = 0;
 
-	if (!rate)
+	x->rate = calloc(2 * x->nu, sizeof(double));
+	if (!x->rate)
 		return -ENOMEM;
-	for (size_t u = 0; u < nu; u++)
-		rate[u] = (double)row_link(r, up[u])->rate;
-	/* each uplink on its own: a run names the port */
-	for (size_t u = 0; !rc && u < nu; u++) {
+	x->scratch = x->rate + x->nu;
+	for (size_t u = 0; u < x->nu; u++)
+		x->rate[u] = (double)row_link(r, x->up[u])->rate;
+	for (size_t u = 0; !rc && u < x->nu; u++) {
 		size_t nr;
 
-		for (size_t b = 0; b < g->nb; b++) {
-			double util;
-
-			r->state[b] = port_bytes(g, up[u], b) <= 0 ? BCN_RUN_IDLE :
-				uplink_hot(r, up, rate, nu, u, b, scratch, &util) ?
+		for (size_t b = 0; b < g->nb; b++)
+			r->state[b] = port_bytes(g, x->up[u], b) <= 0 ?
+				BCN_RUN_IDLE : uplink_hot(r, x, u, b) ?
 				BCN_RUN_FLAGGED : BCN_RUN_NORMAL;
-		}
 		nr = bcn_grid_runs(r->state, g->nb, buckets_of(r, r->c->gap_ms),
 				   buckets_of(r, r->c->hot_min_ms), 2, runs,
 				   RUNS_MAX);
 		for (size_t k = 0; !rc && k < nr; k++)
-			rc = hot_uplink_run(r, up, rate, nu, u, &runs[k], a);
+			rc = hot_uplink_run(r, x, u, &runs[k], a);
 	}
-	free(rate);
+	free(x->rate);
 	return rc;
 }
 
 /* The rows of one switch: its uplinks (by topology) on their own when
- * it has any, else the busiest-port rule. */
+ * it has any, else the busiest-port rule. up has room for n rows. */
 static int hot_switch(struct round *r, const size_t *idx, size_t n,
 		      size_t *up, struct bcn_anomaly *a)
 {
-	size_t nu = 0;
+	struct upset x = { .up = up, .down = up + n };
+	size_t *down = up + n;
 
 	for (size_t k = 0; k < n; k++) {
 		const struct bcn_net_link *l = row_link(r, idx[k]);
 
 		if (l && l->kind == BCN_TOPO_SWITCH)
-			up[nu++] = idx[k];
+			up[x.nu++] = idx[k];
+		else if (l)
+			down[x.nd++] = idx[k];
 	}
-	if (nu)
-		return hot_uplinks(r, up, nu, a);
+	if (x.nu)
+		return hot_uplinks(r, &x, a);
 	return n >= 2 ? hot_one(r, idx, n, a) : 0;
 }
 
 static int rule_hot(struct round *r)
 {
 	size_t n = r->sw.nrows, *idx = malloc((n ? n : 1) * sizeof(*idx));
-	size_t *up = malloc((n ? n : 1) * sizeof(*up));
+	size_t *up = malloc((n ? 2 * n : 1) * sizeof(*up));
 	struct bcn_anomaly *a = malloc(sizeof(*a));
 	int rc = 0;
 

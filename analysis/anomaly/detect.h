@@ -146,8 +146,9 @@ struct bcn_detect_config {
 	{ "anomaly_hot_pct", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.hot_pct), \
 	  .min = 101, .max = 100000, .def = "150", \
 	  .help = "hot_switch: ...or above this percent of the median of its " \
-		  "peer uplinks (a switch without topology: its busiest " \
-		  "port above this percent of all its other ports)..." }, \
+		  "peer uplinks or of its share of the host ports' bytes (a " \
+		  "switch without topology: its busiest port above this " \
+		  "percent of all its other ports)..." }, \
 	{ "anomaly_hot_min_bytes", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.hot_min_bytes), \
 	  .def = "1M", .help = "...at this many counter units/s at least..." }, \
 	{ "anomaly_hot_min_duration", BCN_CFG_DURATION, \
