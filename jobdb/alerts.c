@@ -33,8 +33,13 @@ static const char sql_queue_remind[] = "INSERT IGNORE INTO alerts (anomaly,"
 	" pending FROM alerts GROUP BY anomaly) l ON l.anomaly = a.id"
 	" WHERE a.state = 'open' AND " RANK " >= ? AND l.pending = 0 AND"
 	" l.last_sent <= ?";
+/* A reminder queued before its anomaly was acknowledged or closed is not
+ * due: it waits (and is never sent) rather than reminding of a settled
+ * anomaly. */
 static const char sql_due[] = "SELECT " COLS " FROM alerts WHERE"
-	" state = 'queued' AND next_try_ns <= ? ORDER BY queued_ns, id LIMIT ?";
+	" state = 'queued' AND next_try_ns <= ? AND (kind <> 'reminder' OR"
+	" anomaly IN (SELECT id FROM anomalies WHERE state = 'open'))"
+	" ORDER BY queued_ns, id LIMIT ?";
 static const char sql_of[] = "SELECT " COLS " FROM alerts WHERE"
 	" (? = 0 OR anomaly = ?) ORDER BY id LIMIT ?";
 static const char sql_sent[] = "UPDATE alerts SET state = 'sent',"

@@ -41,6 +41,7 @@ struct crec {
 	uint64_t node, job, pid;
 	struct bcn_iorun run;
 	size_t path;                    /* offset in paths, or SIZE_MAX */
+	size_t seq;                     /* position when added: sort key */
 };
 
 struct bcn_sim_scale {
@@ -140,7 +141,8 @@ static void emit_run(void *arg, const struct bcn_iorun *run)
 		x->crec = n;
 		x->crec_cap = cap;
 	}
-	c = &x->crec[x->ncrec++];
+	c = &x->crec[x->ncrec];
+	c->seq = x->ncrec++;
 	c->node = x->cur_node;
 	c->job = x->cur_job;
 	c->pid = x->cur_pid;
@@ -203,7 +205,7 @@ static int by_node(const void *a, const void *b)
 
 	if (p->node != q->node)
 		return p->node < q->node ? -1 : 1;
-	return p < q ? -1 : p > q;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
 static void send_clients(struct bcn_sim_scale *x)

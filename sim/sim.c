@@ -53,6 +53,11 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "InfiniBand leaf switches (sw01 ...): compute nodes attach "
 		  "in contiguous groups, one port each, plus an uplink; their "
 		  "counters go to OUT/swNN/sys/class/infiniband (0: none)." },
+	{ "ibsim", BCN_CFG_BOOL, M(ibsim), .def = "no",
+	  .help = "Also write the switches as an ibsim fabric, OUT/ibsim/net "
+		  "(leaves, one core switch, an adapter 'mgmt' on it), and "
+		  "their counters as ibsim console commands, OUT/ibsim/counters "
+		  "(docs/sim.md)." },
 	{ "fwd_md_cost_us", BCN_CFG_UINT, M(fwd_md_cost_us), .min = 1,
 	  .max = 1000000, .def = "100",
 	  .help = "Microseconds of a forwarding server thread one metadata "
@@ -320,6 +325,14 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 		size_t per = (conf->compute + conf->switches - 1) /
 			     conf->switches;
 
+		if (conf->ibsim && (per + 1 > BCN_SIM_IBSIM_PORTS ||
+				    conf->switches + 1 > BCN_SIM_IBSIM_PORTS)) {
+			snprintf(err, errlen, "ibsim: at most %d leaf switches "
+				 "of at most %d nodes each", BCN_SIM_IBSIM_PORTS - 1,
+				 BCN_SIM_IBSIM_PORTS - 1);
+			rc = -BCN_ERANGE;
+			goto fail;
+		}
 		s->ports = calloc(conf->switches * (per + 1), sizeof(*s->ports));
 		if (!s->ports)
 			goto fail;

@@ -43,6 +43,7 @@ struct bcn_sim_conf {
 	uint64_t compute, forwarding, oss, osts_per_oss, mds;
 	uint64_t lwfs_nodes;            /* compute nodes writing LWFS logs */
 	uint64_t switches;              /* InfiniBand leaf switches */
+	bool ibsim;                     /* also OUT/ibsim/{net,counters} */
 	int64_t tick_ms;
 	int64_t epoch_s;                /* simulated time of tick 0; 0: now */
 	uint64_t until;                 /* write tick N and exit; 0: live */

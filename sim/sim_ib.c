@@ -7,18 +7,19 @@
  * FACTOR times its own traffic on its uplink (traffic from elsewhere).
  * The counters are written as a Linux host shows an adapter's ports in
  * sysfs (counters/ with the 32-bit saturating ones, counters_ext/ with the
- * 64-bit ones; data in 4-byte units), for beacon-swd --root. The cabling
- * is written once as ibnetdiscover's topology file (OUT/topology.net,
- * for beacon-swd's topology_file; scale mode sends it as topology
- * records): switch swNN (GUID BCN_SIM_SW_GUID + NN) has the compute
- * nodes on ports 1.. and its uplink, the last port, to port NN of the
- * spine (BCN_SIM_SPINE_GUID), all 4xEDR. */
+ * 64-bit ones; data in 4-byte units), for beacon-swd --root, and with
+ * `ibsim` also as an ibsim fabric and console commands setting the same
+ * counters, for beacon-swd --source pma (docs/sim.md). The cabling is
+ * written once as ibnetdiscover's topology file (OUT/topology.net, for
+ * beacon-swd's topology_file; scale mode sends it as topology records),
+ * with the ibsim fabric's GUIDs and names. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/error.h"
 #include "common/log.h"
 #include "sim/sim_int.h"
@@ -83,40 +84,6 @@ out:
 	free(up_r);
 }
 
-int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
-{
-	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
-	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
-				" leaf switches\n#\n\n", s->c.switches);
-
-	for (sw = 0; !rc && sw < s->c.switches; sw++) {
-		rc = bcn_buf_printf(out, "switchguid=0x%" PRIx64 "\nSwitch\t%"
-				    PRIu64 " \"S-%016" PRIx64 "\"\t\t# \"sw%02"
-				    PRIu64 "\" base port 0 lid %" PRIu64
-				    " lmc 0\n", BCN_SIM_SW_GUID + sw + 1,
-				    per + 1, BCN_SIM_SW_GUID + sw + 1, sw + 1,
-				    sw + 2);
-		for (p = 0; !rc && p < per; p++) {
-			node = sw * per + p;
-			if (node >= s->c.compute)
-				break;
-			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016" PRIx64
-					    "\"[1](%" PRIx64 ") \t\t# \"cn%05"
-					    PRIu64 " mlx5_0\" lid %" PRIu64
-					    " 4xEDR\n", p + 1,
-					    BCN_SIM_HCA_GUID + 2 * node,
-					    BCN_SIM_HCA_GUID + 2 * node + 1,
-					    node + 1, 1000 + node);
-		}
-		if (!rc)
-			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016" PRIx64
-					    "\"[%" PRIu64 "]\t\t# \"spine\" lid 1 "
-					    "4xEDR\n\n", per + 1,
-					    (uint64_t)BCN_SIM_SPINE_GUID, sw + 1);
-	}
-	return rc;
-}
-
 static int put(const char *dir, const char *name, uint64_t v)
 {
 	char text[32];
@@ -172,6 +139,134 @@ static int write_port(const struct bcn_sim *s, const char *base,
 	return rc;
 }
 
+/* ibsim GUIDs: fixed, so that tests and users can name the switches. */
+#define IBSIM_GUID_NODE 0x00beac0000000000ULL   /* + compute index + 1 */
+#define IBSIM_GUID_LEAF 0x00beac0001000000ULL   /* + switch number */
+#define IBSIM_GUID_CORE 0x00beac0002000000ULL
+#define IBSIM_GUID_MGMT 0x00beac0003000000ULL
+#define IBSIM_OUT_MAX (256u << 20)              /* bytes of one file */
+
+/* The fabric in ibsim's net file format: leaf switch swNN has the
+ * compute nodes of its group on ports 1..per and its uplink on port
+ * per + 1, to port NN of switch "core"; adapter "mgmt" (where beacon-swd
+ * attaches) is on the core's last port. */
+static int ibsim_net(const struct bcn_sim *s, uint64_t per, struct bcn_buf *b)
+{
+	uint64_t nsw = s->c.switches, sw, p, node;
+	int rc = bcn_buf_printf(b, "# beacon-sim's switches (docs/sim.md)\n\n"
+				"switchguid=0x%016llx\nSwitch\t%" PRIu64
+				" \"core\"\n", IBSIM_GUID_CORE, nsw + 1);
+
+	for (sw = 0; !rc && sw < nsw; sw++)
+		rc = bcn_buf_printf(b, "[%" PRIu64 "]\t\"sw%02" PRIu64 "\"[%"
+				    PRIu64 "]\n", sw + 1, sw + 1, per + 1);
+	if (!rc)
+		rc = bcn_buf_printf(b, "[%" PRIu64 "]\t\"mgmt\"[1]\n\n"
+				    "caguid=0x%016llx\nHca\t1 \"mgmt\"\n"
+				    "[1]\t\"core\"[%" PRIu64 "]\n\n", nsw + 1,
+				    IBSIM_GUID_MGMT, nsw + 1);
+	for (sw = 0; !rc && sw < nsw; sw++) {
+		rc = bcn_buf_printf(b, "switchguid=0x%016llx\nSwitch\t%" PRIu64
+				    " \"sw%02" PRIu64 "\"\n",
+				    IBSIM_GUID_LEAF + sw + 1, per + 1, sw + 1);
+		for (p = 0; !rc && p < per; p++) {
+			node = sw * per + p;
+			if (node < s->c.compute)
+				rc = bcn_buf_printf(b, "[%" PRIu64 "]\t\"cn%05"
+						    PRIu64 "\"[1]\n", p + 1,
+						    node + 1);
+		}
+		if (!rc)
+			rc = bcn_buf_printf(b, "[%" PRIu64 "]\t\"core\"[%"
+					    PRIu64 "]\n\n", per + 1, sw + 1);
+	}
+	for (node = 0; !rc && node < s->c.compute; node++)
+		rc = bcn_buf_printf(b, "caguid=0x%016llx\nHca\t1 \"cn%05" PRIu64
+				    "\"\n[1]\t\"sw%02" PRIu64 "\"[%" PRIu64
+				    "]\n\n", IBSIM_GUID_NODE + node + 1,
+				    node + 1, node / per + 1, node % per + 1);
+	return rc;
+}
+
+/* Console commands setting port p of leaf sw to the counters of c: the
+ * 64-bit PortCountersExtended and the 32-bit PortCounters (saturated). */
+static int ibsim_port(const struct bcn_sim_port *c, uint64_t sw, uint64_t p,
+		      struct bcn_buf *b)
+{
+	static const char *const f[4] = { "PortXmitData", "PortRcvData",
+					  "PortXmitPkts", "PortRcvPkts" };
+	const uint64_t v[4] = { c->xmit_bytes / 4, c->rcv_bytes / 4,
+				c->xmit_pkts, c->rcv_pkts };
+	int rc = 0;
+
+	for (int i = 0; !rc && i < 8; i++)
+		rc = bcn_buf_printf(b, "PerformanceSet \"sw%02" PRIu64 "\"[%"
+				    PRIu64 "] %s.%s=%" PRIu64 "\n", sw + 1, p,
+				    i < 4 ? "PortCountersExtended" :
+				    "PortCounters", f[i % 4], i < 4 ? v[i] :
+				    (v[i % 4] < U32_MAX_CTR ? v[i % 4] :
+				     (uint64_t)U32_MAX_CTR));
+	return rc;
+}
+
+/* OUT/ibsim/net and OUT/ibsim/counters. */
+static int ibsim_write(const struct bcn_sim *s, uint64_t per)
+{
+	char dir[BCN_SIM_PATH_MAX + 16];
+	struct bcn_buf b;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/ibsim", s->c.out);
+	bcn_buf_init(&b, IBSIM_OUT_MAX);
+	rc = ibsim_net(s, per, &b);
+	if (!rc)
+		rc = bcn_sim_write_file(dir, "net", b.data, b.len);
+	bcn_buf_reset(&b);
+	for (uint64_t sw = 0; !rc && sw < s->c.switches; sw++)
+		for (uint64_t p = 0; !rc && p <= per; p++)
+			rc = ibsim_port(port((struct bcn_sim *)s, sw, p), sw,
+					p + 1, &b);
+	if (!rc)
+		rc = bcn_sim_write_file(dir, "counters", b.data, b.len);
+	bcn_buf_free(&b);
+	return rc;
+}
+
+/* The cabling as ibnetdiscover shows the ibsim fabric above: leaf swNN
+ * (GUID IBSIM_GUID_LEAF + NN) with compute node cnXXXXX (node GUID
+ * IBSIM_GUID_NODE + XXXXX) on its node ports and its last port to port
+ * NN of "core"; every link 4xEDR, as the sysfs rate says. */
+int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
+{
+	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
+	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
+				" leaf switches\n#\n\n", s->c.switches);
+
+	for (sw = 0; !rc && sw < s->c.switches; sw++) {
+		rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%"
+				    PRIu64 " \"S-%016llx\"\t\t# \"sw%02" PRIu64
+				    "\" base port 0 lid %" PRIu64 " lmc 0\n",
+				    IBSIM_GUID_LEAF + sw + 1, per + 1,
+				    IBSIM_GUID_LEAF + sw + 1, sw + 1, sw + 2);
+		for (p = 0; !rc && p < per; p++) {
+			node = sw * per + p;
+			if (node >= s->c.compute)
+				break;
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016llx\"[1]"
+					    "(%llx) \t\t# \"cn%05" PRIu64 "\" lid %"
+					    PRIu64 " 4xEDR\n", p + 1,
+					    IBSIM_GUID_NODE + node + 1,
+					    IBSIM_GUID_NODE + node + 1, node + 1,
+					    1000 + node);
+		}
+		if (!rc)
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%"
+					    PRIu64 "]\t\t# \"core\" lid 1 4xEDR\n"
+					    "\n", per + 1, IBSIM_GUID_CORE, sw + 1);
+	}
+	return rc;
+}
+
 /* OUT/topology.net, unless it already holds the same cabling (a run
  * resumed with --until): beacon-swd resends the file when it changes. */
 static int write_topology(struct bcn_sim *s)
@@ -212,6 +307,8 @@ int bcn_sim_ib_write(struct bcn_sim *s)
 		for (p = 0; !rc && p <= per; p++)
 			rc = write_port(s, base, port(s, sw, p), p + 1);
 	}
+	if (!rc && s->c.ibsim)
+		rc = ibsim_write(s, per);
 	if (rc)
 		BCN_ERR("sim: switch counters: %s", bcn_strerror(rc));
 	return rc;

@@ -232,11 +232,12 @@ int bcn_sim_lwfs_reset(struct bcn_sim *s);
 /* InfiniBand leaf switches (sim_ib.c): this tick's traffic, the sysfs
  * counter files. */
 void bcn_sim_ib_tick(struct bcn_sim *s);
+
+#define BCN_SIM_IBSIM_PORTS 254         /* ports of one ibsim switch */
 int bcn_sim_ib_write(struct bcn_sim *s);
 
-#define BCN_SIM_SW_GUID UINT64_C(0x7cfe900300a00000)     /* + switch number */
-#define BCN_SIM_SPINE_GUID UINT64_C(0x7cfe900300a0ff00)
-#define BCN_SIM_HCA_GUID UINT64_C(0x7cfe900300b00000)    /* + 2 * node index */
+/* A leaf switch's GUID less its number (sim_ib.c's IBSIM_GUID_LEAF). */
+#define BCN_SIM_SW_GUID UINT64_C(0x00beac0001000000)
 
 /* The simulated fabric's cabling as an ibnetdiscover topology file
  * (sim_ib.c), appended to out. Returns 0 or a buf error. */

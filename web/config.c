@@ -7,6 +7,11 @@
 #define M(field) BCN_CFG_MEMBER(struct bcn_web_config, field)
 #define T struct bcn_web_config
 
+/* where the web UI's site is installed (web/ui/CMakeLists.txt) */
+#ifndef BCN_WEB_STATIC_DEFAULT
+#define BCN_WEB_STATIC_DEFAULT ""
+#endif
+
 static const char *const log_dests[] = { "stderr", "syslog", NULL };
 
 const struct bcn_config_opt bcn_web_options[] = {
@@ -18,8 +23,9 @@ const struct bcn_config_opt bcn_web_options[] = {
 	{ "web_tls_key", BCN_CFG_PATH, M(tls_key),
 	  .help = "The certificate's private key (PEM)." },
 	{ "web_static_dir", BCN_CFG_PATH, M(static_dir),
-	  .help = "Serve the files of this directory outside /api/; empty: "
-		  "none." },
+	  .def = BCN_WEB_STATIC_DEFAULT,
+	  .help = "Serve the files of this directory outside /api/ (the "
+		  "web UI's installed site by default); empty: none." },
 	{ "web_session_ttl", BCN_CFG_DURATION, M(session_ttl_ms),
 	  .min = 60000, .max = 2592000000ll, .def = "12h",
 	  .help = "How long a login lasts." },

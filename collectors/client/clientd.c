@@ -96,7 +96,7 @@ static int clientd_sample(void *state, struct bcn_collector *c, int64_t t,
 		r = bcn_tsock_receive(d->tsock, c, true);
 		if (r && !rc)
 			rc = r;
-		bcn_tsock_report(d->tsock);
+		bcn_tsock_report(d->tsock, c);
 	}
 	if (d->have_lwfs) {
 		r = bcn_lwfsrc_sample(&d->lwfs, c, t, dur);
@@ -123,10 +123,15 @@ static void clientd_fini(void *state)
 			   " unattributed records, %" PRIu64 " operations "
 			   "dropped by tracers, %" PRIu64 " calls passed "
 			   "untraced, %" PRIu64 " datagrams lost, %" PRIu64
-			   " bad datagrams, %" PRIu64 " bad records",
+			   " bad datagrams, %" PRIu64 " bad records; %" PRIu64
+			   " process streams ended, %" PRIu64 " of them with "
+			   "a thread's runs lost, %" PRIu64 " cut (the "
+			   "process gone without its end)",
 			   ts.datagrams, ts.records, ts.ops, ts.unattributed,
 			   ts.dropped_ops, ts.untraced, ts.lost_datagrams,
-			   ts.bad_datagrams, ts.bad_records);
+			   ts.bad_datagrams, ts.bad_records,
+			   ts.streams_ended, ts.streams_partial,
+			   ts.streams_cut);
 		bcn_tsock_close(d->tsock);
 		d->tsock = NULL;
 	}

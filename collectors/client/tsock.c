@@ -39,8 +39,9 @@ struct bcn_tsock {
 	struct proc *procs;             /* open addressing by pid */
 	size_t nprocs, cap;
 	struct bcn_tsock_stats st;
-	uint64_t lost_forgotten;        /* gaps of processes forgotten */
-	uint64_t rep_dropped, rep_lost, rep_bad; /* reported so far */
+	uint64_t lost_forgotten;        /* gaps of processes forgotten or
+					 * ended */
+	uint64_t rep_dropped, rep_lost, rep_bad, rep_cut; /* reported */
 	struct bcn_complain bad_c, drop_c;
 	char pathbuf[BCN_TMSG_PATH_MAX + 1];
 	uint8_t buf[BCN_TMSG_MAX + 1];
@@ -141,6 +142,17 @@ static void proc_remove(struct bcn_tsock *s, size_t i)
 	}
 }
 
+/* Forgets the process at i, keeping its sequence gap as datagrams
+ * lost. */
+static void proc_forget(struct bcn_tsock *s, size_t i)
+{
+	const struct proc *p = &s->procs[i];
+
+	if (p->max_seq > p->got)
+		s->lost_forgotten += p->max_seq - p->got;
+	proc_remove(s, i);
+}
+
 /* Forgets the least recently heard process (a full table). */
 static void proc_evict(struct bcn_tsock *s)
 {
@@ -151,11 +163,7 @@ static void proc_evict(struct bcn_tsock *s)
 		    (old == SIZE_MAX || s->procs[i].heard < s->procs[old].heard))
 			old = i;
 	if (old != SIZE_MAX) {
-		const struct proc *p = &s->procs[old];
-
-		if (p->max_seq > p->got)
-			s->lost_forgotten += p->max_seq - p->got;
-		proc_remove(s, old);
+		proc_forget(s, old);
 		s->st.procs_forgotten++;
 	}
 }
@@ -312,6 +320,14 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 		p->untraced = h.untraced;
 	}
 	add_records(s, c, &h, p, len);
+	if (h.flags & BCN_TMSG_F_END) {
+		/* the stream is complete: its gaps are final; the pid may
+		 * come back as a new stream (a failed exec, reuse) */
+		s->st.streams_ended++;
+		if (h.flags & BCN_TMSG_F_PARTIAL)
+			s->st.streams_partial++;
+		proc_forget(s, (size_t)(p - s->procs));
+	}
 }
 
 int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
@@ -364,24 +380,62 @@ static void count_lost(struct bcn_tsock *s)
 	s->st.lost_datagrams = lost;
 }
 
-void bcn_tsock_report(struct bcn_tsock *s)
+/* Whether process pid is gone from c's /proc (an error other than "no
+ * such file" counts as present: it may only be unreadable). */
+static bool proc_gone(struct bcn_collector *c, uint64_t pid)
 {
-	uint64_t d, l, b;
+	char rel[48], path[BCN_COLLECTOR_PATH_MAX];
+	struct stat st;
 
+	snprintf(rel, sizeof(rel), "/proc/%" PRIu64, pid);
+	if (bcn_collector_path(c, rel, path, sizeof(path)))
+		return false;
+	return stat(path, &st) != 0 && errno == ENOENT;
+}
+
+/* Cuts the streams of processes gone without their end. */
+static void sweep_gone(struct bcn_tsock *s, struct bcn_collector *c)
+{
+	int64_t now = bcn_mono_ms() * 1000000;
+	size_t i = 0, looks = 0, most = s->cap + s->nprocs;
+
+	/* a removal moves a later entry into i: i is looked at again */
+	while (i < s->cap && looks++ < most) {
+		struct proc *p = &s->procs[i];
+
+		if (p->pid && now - p->heard >= BCN_TSOCK_GONE_NS &&
+		    proc_gone(c, p->pid)) {
+			s->st.streams_cut++;
+			proc_forget(s, i);
+			continue;
+		}
+		i++;
+	}
+}
+
+void bcn_tsock_report(struct bcn_tsock *s, struct bcn_collector *c)
+{
+	uint64_t d, l, b, cut;
+
+	sweep_gone(s, c);
 	count_lost(s);
 	d = s->st.dropped_ops - s->rep_dropped;
 	l = s->st.lost_datagrams > s->rep_lost ?
 	    s->st.lost_datagrams - s->rep_lost : 0;
 	b = s->st.bad_datagrams + s->st.bad_records - s->rep_bad;
+	cut = s->st.streams_cut + s->st.streams_partial - s->rep_cut;
 
-	if (!d && !l && !b)
+	if (!d && !l && !b && !cut)
 		return;
 	bcn_complain(&s->drop_c, BCN_LOG_WARNING, "tracers dropped %" PRIu64
 		     " operations (socket full or no daemon), %" PRIu64
-		     " datagrams lost, %" PRIu64 " bad datagrams or records "
-		     "(totals %" PRIu64 ", %" PRIu64 ", %" PRIu64 ")", d, l, b,
-		     s->st.dropped_ops, s->st.lost_datagrams,
-		     s->st.bad_datagrams + s->st.bad_records);
+		     " datagrams lost, %" PRIu64 " bad datagrams or records, "
+		     "%" PRIu64 " process streams cut or partial "
+		     "(totals %" PRIu64 ", %" PRIu64 ", %" PRIu64 ", %" PRIu64
+		     ")", d, l, b, cut, s->st.dropped_ops, s->st.lost_datagrams,
+		     s->st.bad_datagrams + s->st.bad_records,
+		     s->st.streams_cut + s->st.streams_partial);
+	s->rep_cut = s->st.streams_cut + s->st.streams_partial;
 	s->rep_dropped = s->st.dropped_ops;
 	s->rep_lost = s->st.lost_datagrams;
 	s->rep_bad = s->st.bad_datagrams + s->st.bad_records;

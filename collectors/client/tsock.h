@@ -6,10 +6,14 @@
  * when it has one, else from its environment as the tracer read it, else
  * it is 0 ("not attributed", never dropped).
  *
- * The socket never makes a traced process wait: it sends without
- * blocking and counts what it could not send; every datagram says how
- * many operations its process has dropped so far, and sequence numbers
- * show datagrams lost on the way. Both are counted here and logged. */
+ * The socket never makes a traced process wait while it runs: it sends
+ * without blocking and counts what it could not send; only the end of a
+ * process image waits, bounded, for room. Every datagram says how many
+ * operations its process has dropped so far, sequence numbers show
+ * datagrams lost on the way, and an end datagram closes each process's
+ * stream, so that a stream whose end never came (the process was killed,
+ * or its end was lost) is found once the process is gone. All of it is
+ * counted here and logged. */
 #ifndef BCN_TSOCK_H
 #define BCN_TSOCK_H
 
@@ -60,7 +64,16 @@ struct bcn_tsock_stats {
 	uint64_t no_creds;              /* datagrams without credentials */
 	uint64_t procs_forgotten;       /* evicted from a full table */
 	uint64_t unattributed;          /* records with job 0 */
+	uint64_t streams_ended;         /* processes whose end came */
+	uint64_t streams_partial;       /* ends saying a thread's runs were
+					 * lost */
+	uint64_t streams_cut;           /* processes gone without an end:
+					 * their last records may be lost */
 };
+
+/* A process not heard for this long is looked for in /proc; gone
+ * without its end datagram, its stream counts as cut. */
+#define BCN_TSOCK_GONE_NS (INT64_C(10) * 1000000000)
 
 struct bcn_tsock;
 
@@ -78,8 +91,11 @@ int bcn_tsock_fd(const struct bcn_tsock *s);
 int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 		      bool drain);
 
-/* Logs what was dropped or lost since the last call (rate-limited). */
-void bcn_tsock_report(struct bcn_tsock *s);
+/* Finds the streams of processes gone without their end (a process
+ * not heard for BCN_TSOCK_GONE_NS and absent from c's /proc), counts
+ * them with their gaps, forgets them, and logs what was dropped or lost
+ * since the last call (rate-limited). */
+void bcn_tsock_report(struct bcn_tsock *s, struct bcn_collector *c);
 
 void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collectors/switch/ibcounters.h"
+#include "collectors/switch/pma.h"
 #include "collectors/switch/swd.h"
 #include "collectors/switch/swd_topo.h"
 #include "common/clock.h"
@@ -41,8 +42,20 @@
 
 extern char **environ;
 
+enum swd_source { SWD_SRC_PERFQUERY, SWD_SRC_PMA };
+
+static const char *const swd_sources[] = { "perfquery", "pma", NULL };
+static const char *const swd_pma_ext[] = { "auto", "no", NULL };
+
 struct swd_conf {
 	bool hca;                       /* read /sys/class/infiniband */
+	int source;                     /* enum swd_source */
+	char pma_sw[BCN_SWD_MAX_TARGETS][BCN_SWD_TARGET_MAX];
+	size_t npma_sw;
+	char pma_ca[BCN_PMA_CA_MAX];
+	uint64_t pma_port, pma_retries, pma_every, pma_hops;
+	int64_t pma_timeout_ms, pma_budget_ms;
+	int pma_ext;                    /* enum bcn_pma_ext */
 	char targets[BCN_SWD_MAX_TARGETS][BCN_SWD_TARGET_MAX];
 	size_t ntargets;
 	char perfquery[BCN_COLLECTOR_PATH_MAX];
@@ -61,6 +74,46 @@ static const struct bcn_config_opt swd_options[] = {
 	{ "hca_counters", BCN_CFG_BOOL, M(hca), .def = "yes",
 	  .help = "Read the port counters of this host's adapters below "
 		  "ROOT/sys/class/infiniband." },
+	{ "source", BCN_CFG_ENUM, M(source), .words = swd_sources,
+	  .def = "perfquery",
+	  .help = "How switch ports are read: perfquery (run for each "
+		  "perfquery_target every sample) or pma (this daemon queries "
+		  "the switches' Performance Management Agents itself)." },
+	{ "pma_switch", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct swd_conf, pma_sw, npma_sw), .min = 1,
+	  .help = "source pma: switch to sample, repeatable: [NAME=]LID or "
+		  "[NAME=]0xGUID (default: every switch discovery finds)." },
+	{ "pma_ca", BCN_CFG_STRING, M(pma_ca),
+	  .help = "source pma: local adapter to send MADs from, e.g. mlx5_0 "
+		  "(default: the first)." },
+	{ "pma_port", BCN_CFG_UINT, M(pma_port), .min = 0, .max = 254,
+	  .def = "0",
+	  .help = "source pma: its port (0: the first active one)." },
+	{ "pma_timeout", BCN_CFG_DURATION, M(pma_timeout_ms), .min = 1,
+	  .max = 60000, .def = "100ms",
+	  .help = "source pma: wait this long for each answer of a switch "
+		  "before a retry; a switch that stays silent is left for the "
+		  "sample." },
+	{ "pma_retries", BCN_CFG_UINT, M(pma_retries), .min = 0, .max = 10,
+	  .def = "2",
+	  .help = "source pma: retries of an unanswered query." },
+	{ "pma_budget", BCN_CFG_DURATION, M(pma_budget_ms), .min = 10,
+	  .max = 3600000, .def = "30s",
+	  .help = "source pma: time one sample may spend querying; switches "
+		  "not reached by then are left out and counted." },
+	{ "pma_extended", BCN_CFG_ENUM, M(pma_ext), .words = swd_pma_ext,
+	  .def = "auto",
+	  .help = "source pma: auto (64-bit PortCountersExtended where the "
+		  "switch's ClassPortInfo offers it) or no (32-bit PortCounters "
+		  "only)." },
+	{ "pma_discover_every", BCN_CFG_UINT, M(pma_every), .min = 1,
+	  .max = 1000000, .def = "60",
+	  .help = "source pma: walk the fabric again every this many "
+		  "samples (switches and linked ports may change)." },
+	{ "pma_max_hops", BCN_CFG_UINT, M(pma_hops), .min = 0, .max = 63,
+	  .def = "0",
+	  .help = "source pma: hops the discovery walk goes at most (0: 63, "
+		  "the longest directed route)." },
 	{ "perfquery_target", BCN_CFG_STRING,
 	  BCN_CFG_LIST_MEMBER(struct swd_conf, targets, ntargets), .min = 1,
 	  .help = "Switch to query with perfquery, repeatable: "
@@ -103,6 +156,13 @@ struct swd {
 	struct bcn_complain sat_c, full_c;
 	uint64_t saturated;
 	struct bcn_swd_topo topo;
+	struct bcn_pma *pma;            /* source pma */
+	struct bcn_swd_target pma_t[BCN_SWD_MAX_TARGETS];
+	struct bcn_pma_stats pma_total;
+	uint64_t nsample;
+	bool pma_found;                 /* a discovery walk succeeded */
+	struct bcn_collector *cur_c;    /* of the sample in progress */
+	int64_t cur_now;
 };
 
 /* snprintf into out[0..len-1]. Returns 0, or -BCN_EFULL when cut. */
@@ -611,6 +671,51 @@ static int sample_target(struct swd *s, struct bcn_collector *c, size_t ti,
 	return 0;
 }
 
+/* bcn_pma_port_fn: one switch port read through its PMA. */
+static int pma_port_cb(void *arg, const char *sw, unsigned port,
+		       const uint64_t v[BCN_IB_NCOUNTERS], bool ext)
+{
+	struct swd *s = arg;
+	char key[SWD_ENTITY_MAX];
+	uint8_t kinds[BCN_IB_NCOUNTERS];
+
+	/* the traffic counters from PortCountersExtended wrap at 2^64; the
+	 * rest, from PortCounters, saturate at their width */
+	for (unsigned k = 0; k < BCN_IB_NCOUNTERS; k++)
+		kinds[k] = bcn_ib_perfquery_kind(k, ext && k < BCN_IB_EXT_N);
+	if (fmt(key, sizeof(key), "%s/%u#%c", sw, port, ext ? 'x' : 'r'))
+		return 0;               /* names are shorter than keys */
+	return emit_port(s, s->cur_c, sw, port, key, v, kinds,
+			 BCN_IB_NCOUNTERS, s->cur_now);
+}
+
+/* Samples the switches through their PMAs, walking the fabric first
+ * when due. */
+static int sample_pma(struct swd *s, struct bcn_collector *c, int64_t now)
+{
+	struct bcn_pma_stats st;
+	int rc;
+
+	if (!s->pma_found || s->nsample % s->conf->pma_every == 0) {
+		rc = bcn_pma_discover(s->pma);
+		if (rc == -ENOMEM)
+			return rc;
+		s->pma_found |= !rc;
+	}
+	s->cur_c = c;
+	s->cur_now = now;
+	rc = bcn_pma_sample(s->pma, pma_port_cb, s, &st);
+	s->pma_total.switches += st.switches;
+	s->pma_total.ports += st.ports;
+	s->pma_total.misses += st.misses;
+	s->pma_total.over_budget += st.over_budget;
+	s->pma_total.bad += st.bad;
+	BCN_DEBUG("pma: %" PRIu64 " switches, %" PRIu64 " ports, %" PRIu64
+		  " missed, %" PRIu64 " over budget", st.switches, st.ports,
+		  st.misses, st.over_budget);
+	return rc;
+}
+
 static int swd_sample(void *arg, struct bcn_collector *c, int64_t t,
 		      int64_t dur)
 {
@@ -622,9 +727,45 @@ static int swd_sample(void *arg, struct bcn_collector *c, int64_t t,
 		rc = sample_hcas(s, c, now);
 	for (size_t i = 0; !rc && i < s->conf->ntargets; i++)
 		rc = sample_target(s, c, i, now);
+	if (!rc && s->pma)
+		rc = sample_pma(s, c, now);
+	s->nsample++;
 	bcn_counter_sweep(s->ports);
 	rc = rc ? rc : bcn_swd_topo_sample(&s->topo, c, now);
 	return rc;
+}
+
+/* Parses pma_switch entries and opens the local port for source pma. */
+static int pma_init(struct swd *s)
+{
+	const struct swd_conf *cf = s->conf;
+	struct bcn_pma_conf pc = {
+		.ca = cf->pma_ca, .port = (int)cf->pma_port,
+		.timeout_ms = (int)cf->pma_timeout_ms,
+		.retries = (int)cf->pma_retries,
+		.budget_ms = cf->pma_budget_ms,
+		.ext = cf->pma_ext == 1 ? BCN_PMA_EXT_NO : BCN_PMA_EXT_AUTO,
+		.max_hops = (unsigned)cf->pma_hops,
+		.only = s->pma_t, .nonly = cf->npma_sw,
+	};
+	int rc;
+
+	if (cf->ntargets) {
+		BCN_ERR("perfquery_target is set but source is pma: use "
+			"pma_switch");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < cf->npma_sw; i++) {
+		rc = bcn_swd_target_parse(cf->pma_sw[i], &s->pma_t[i]);
+		if (!rc && s->pma_t[i].ports[0])
+			rc = -BCN_ESYNTAX;      /* every linked port is read */
+		if (rc) {
+			BCN_ERR("pma_switch '%s': expected [NAME=]LID or "
+				"[NAME=]0xGUID", cf->pma_sw[i]);
+			return rc;
+		}
+	}
+	return bcn_pma_open(&pc, &s->pma);
 }
 
 static int swd_init(void *arg, struct bcn_collector *c)
@@ -646,7 +787,15 @@ static int swd_init(void *arg, struct bcn_collector *c)
 	}
 	s->topo.path = s->conf->topo_file;
 	s->topo.every_ns = s->conf->topo_every_ms * 1000000;
-	if (!s->conf->hca && !s->conf->ntargets && !s->conf->topo_file[0]) {
+	if (s->conf->source == SWD_SRC_PMA) {
+		rc = pma_init(s);
+		if (rc)
+			return rc;
+	} else if (s->conf->npma_sw) {
+		BCN_ERR("pma_switch is set but source is not pma");
+		return -EINVAL;
+	} else if (!s->conf->hca && !s->conf->ntargets &&
+		   !s->conf->topo_file[0]) {
 		BCN_ERR("nothing to sample: hca_counters is off and no "
 			"perfquery_target or topology_file is set");
 		return -EINVAL;
@@ -677,6 +826,15 @@ static void swd_fini(void *arg)
 			 st.resets, st.wraps, s->saturated, st.dropped,
 			 st.forgotten);
 	}
+	if (s->pma)
+		BCN_INFO("pma: %" PRIu64 " switch samples, %" PRIu64 " port "
+			 "reads, %" PRIu64 " switches missed, %" PRIu64 " left "
+			 "out over budget, %" PRIu64 " bad answers",
+			 s->pma_total.switches, s->pma_total.ports,
+			 s->pma_total.misses, s->pma_total.over_budget,
+			 s->pma_total.bad);
+	bcn_pma_close(s->pma);
+	s->pma = NULL;
 	bcn_counter_table_free(s->ports);
 	s->ports = NULL;
 	free(s->pq);
@@ -695,6 +853,6 @@ static struct swd swd_state = { .conf = &swd_cfg };
 const struct bcn_program bcn_swd_program = BCN_COLLECTOR_PROGRAM(
 	"beacon-swd",
 	"Samples InfiniBand port counters (this host's adapters in sysfs, "
-	"switch ports through perfquery) and sends their per-interval "
-	"deltas.",
+	"switch ports through perfquery or the switches' PMAs) and sends "
+	"their per-interval deltas.",
 	swd_options, &swd_cfg, &swd_cfg.cc, &swd_ops, &swd_state);

@@ -9,7 +9,7 @@
 # ports' sum, the truth file's factor. The simulator's cabling
 # (OUT/topology.net, ibnetdiscover's format) read by beacon-swd's
 # topology_file gives one topology record per cabled port: the 16 nodes
-# on their ports and each switch's uplink to the spine, named as the
+# on their ports and each switch's uplink to the core, named as the
 # port records name the switch.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
@@ -77,9 +77,9 @@ if len(topo) != 18:
     raise SystemExit("topology records: %d" % len(topo))
 by = {(r["switch_name"], r["port"]): r for r in topo}
 a, b, up = by[("sw01", 1)], by[("sw02", 8)], by[("sw02", 9)]
-if (a["remote_kind"], a["remote_name"], a["rate"]) != ("host", "cn00001 mlx5_0", 12500000000) or \
-   b["remote_name"] != "cn00016 mlx5_0" or \
-   (up["remote_kind"], up["remote_name"], up["remote_port"]) != ("switch", "spine", 2):
+if (a["remote_kind"], a["remote_name"], a["rate"]) != ("host", "cn00001", 12500000000) or \
+   b["remote_name"] != "cn00016" or a["switch"] != "0x00beac0001000001" or \
+   (up["remote_kind"], up["remote_name"], up["remote_port"]) != ("switch", "core", 2):
     raise SystemExit("topology: %r %r %r" % (a, b, up))
 print("sw01: 8 node ports x 100 MiB, uplink", ports[9][0]["rcv_bytes"], "bytes per interval: ok")
 PYEOF

@@ -152,8 +152,14 @@ static void test_reminders(void **state)
 	assert_int_equal(v[2].seq, 2);
 	assert_int_equal(bcn_jobdb_alert_sent(db, v[2].id, T0 + H(195),
 					      "<m3@x>", "a@b"), 1);
-	/* acknowledged: no more */
-	assert_int_equal(bcn_jobdb_anomaly_ack(db, a, "root", T0 + H(200)), 1);
+	/* a reminder queued, then the anomaly acknowledged before it went
+	 * out: it is not due, and no more are queued */
+	assert_int_equal(bcn_jobdb_alerts_queue_reminders(db, 1, remind,
+							  T0 + H(195 + 96)), 1);
+	assert_int_equal(bcn_jobdb_alerts_due(db, T0 + H(195 + 96), v, 8), 1);
+	assert_string_equal(v[0].kind, "reminder");
+	assert_int_equal(bcn_jobdb_anomaly_ack(db, a, "root", T0 + H(292)), 1);
+	assert_int_equal(bcn_jobdb_alerts_due(db, T0 + H(400), v, 8), 0);
 	assert_int_equal(bcn_jobdb_alerts_queue_reminders(db, 1, remind,
 							  T0 + H(400)), 0);
 	assert_int_equal(bcn_jobdb_alerts_queue_new(db, 1, T0 + H(400)), 0);

@@ -26,6 +26,13 @@
 #define BCN_TMSG_F_ENV_JOB 0x1          /* job/step came from the
 					 * environment (else unknown) */
 #define BCN_TMSG_F_LAST 0x2             /* the process or thread ends */
+#define BCN_TMSG_F_END 0x4              /* the end of a process image's
+					 * stream: no records; its seq is
+					 * the stream's last, so every gap
+					 * before it is a datagram lost */
+#define BCN_TMSG_F_PARTIAL 0x8          /* with END: a thread's runs could
+					 * not be taken (its state was in
+					 * use); their operations are lost */
 
 struct bcn_tmsg_hdr {
 	uint32_t flags;

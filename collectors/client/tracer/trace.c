@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +34,8 @@
 #include "compress/iorun.h"
 
 #define TRACE_PATH_MAX 4096
-#define SEND_RETRIES_FINAL 64           /* yields while a final send waits */
+#define EXIT_WAIT_MS_DEF 2000           /* BEACON_TRACE_EXIT_WAIT_MS */
+#define EXIT_WAIT_MS_MAX 60000
 #define SOCK_FD_MIN 512                 /* our socket moves above this */
 #define SLURM_BATCH_STEP 0xfffffffbull  /* BCN_PROCJOB_STEP_BATCH */
 
@@ -73,6 +75,8 @@ struct thr {
 static struct {
 	_Atomic int state;
 	_Atomic int sock;
+	_Atomic int bsock;              /* blocking, for the end of a stream */
+	int64_t exit_wait_ns;
 	struct sockaddr_un addr;
 	socklen_t addrlen;
 	int64_t flush_ns;
@@ -86,7 +90,7 @@ static struct {
 	_Atomic(struct thr *) threads;
 	pthread_key_t key;
 	int have_key;
-} g = { .sock = -1, .rank = -1 };
+} g = { .sock = -1, .bsock = -1, .rank = -1 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
 
@@ -172,6 +176,7 @@ static void setup_socket_addr(void)
 
 static void thr_destroy(void *arg);
 static void after_fork_child(void);
+static void send_mark(uint32_t flags, int64_t deadline);
 
 static bool disabled_by_env(void)
 {
@@ -203,6 +208,11 @@ static void init(void)
 	g.flush_ns = (int64_t)env_u64("BEACON_TRACE_FLUSH_MS",
 				      BCN_TRACE_FLUSH_MS_DEF, NULL) * 1000000;
 	g.slots = (unsigned)env_u64("BEACON_TRACE_SLOTS", 8, NULL);
+	g.exit_wait_ns = (int64_t)env_u64("BEACON_TRACE_EXIT_WAIT_MS",
+					  EXIT_WAIT_MS_DEF, NULL);
+	if (g.exit_wait_ns > EXIT_WAIT_MS_MAX)
+		g.exit_wait_ns = EXIT_WAIT_MS_MAX;
+	g.exit_wait_ns *= 1000000;
 	mode = getenv("BEACON_TRACE_MODE");
 	g.mode = mode && !strcmp(mode, "contig") ? BCN_IORUN_CONTIG :
 		 BCN_IORUN_STRIDED;
@@ -213,6 +223,7 @@ static void init(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&g.pid, (uint64_t)getpid());
 	atomic_store(&g.state, ST_ON);
+	send_mark(0, bcn_trace_now() + g.exit_wait_ns);
 	return;
 off:
 	atomic_store(&g.state, ST_OFF);
@@ -281,12 +292,73 @@ static void dg_reset(struct dgram *d)
 	d->seq = 0;
 }
 
-/* Sends one datagram. Returns 0 (sent), -EAGAIN (socket full: try again
- * later) or another error (it cannot be sent). */
-static int send_one(struct thr *t, struct dgram *d, uint8_t *buf, bool final)
+/* The socket for sends that may wait: blocking, so that the kernel
+ * holds a send while the daemon's queue is full, for at most the send
+ * timeout set before each use. Only the end of a stream uses it. */
+static int get_bsock(void)
+{
+	int s = atomic_load(&g.bsock), expect = -1;
+
+	if (s >= 0)
+		return s;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	if (s < BCN_TRACE_FDS)
+		atomic_store(&g.fds[s].state, FD_OTHER);
+	if (!atomic_compare_exchange_strong(&g.bsock, &expect, s)) {
+		syscall(SYS_close, s);
+		s = expect;
+	}
+	return s;
+}
+
+/* Sends len bytes of buf, waiting until deadline (0: not at all) while
+ * the daemon's socket is full. Returns 0 (sent), -EAGAIN (still full:
+ * try again later) or another error (it cannot be sent). */
+static int send_buf(const uint8_t *buf, size_t len, int64_t deadline)
+{
+	struct timeval tv;
+	int64_t left;
+	int s;
+
+	for (int again = 0; again < 2; again++) {
+		s = get_sock();
+		if (s < 0)
+			return -EBADF;
+		if (sendto(s, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+			   (struct sockaddr *)&g.addr, g.addrlen) >= 0)
+			return 0;
+		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
+			break;
+		if (errno != EBADF && errno != ENOTSOCK)
+			return -errno;
+		/* the program closed our socket: a new one */
+		atomic_compare_exchange_strong(&g.sock, &s, -1);
+	}
+	while (deadline && (left = deadline - bcn_trace_now()) > 0) {
+		s = get_bsock();
+		if (s < 0)
+			return -EAGAIN;
+		tv.tv_sec = left / 1000000000;
+		tv.tv_usec = (left % 1000000000) / 1000 + 1;
+		if (setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
+			return -EAGAIN;
+		if (sendto(s, buf, len, MSG_NOSIGNAL,
+			   (struct sockaddr *)&g.addr, g.addrlen) >= 0)
+			return 0;
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ENOBUFS && errno != EINTR)
+			return -errno;
+	}
+	return -EAGAIN;
+}
+
+/* Sends one datagram of t; see send_buf. */
+static int send_one(struct thr *t, struct dgram *d, uint8_t *buf, bool final,
+		    int64_t deadline)
 {
 	struct bcn_tmsg_hdr h = { 0 };
-	int s;
 
 	h.flags = g.hflags | (final ? BCN_TMSG_F_LAST : 0);
 	h.nrec = d->nrec;
@@ -301,37 +373,20 @@ static int send_one(struct thr *t, struct dgram *d, uint8_t *buf, bool final)
 	h.dropped_ops = atomic_load(&g.dropped);
 	h.untraced = atomic_load(&g.untraced);
 	bcn_tmsg_put_hdr(buf, &h);
-	for (int again = 0; again < 2; again++) {
-		s = get_sock();
-		if (s < 0)
-			return -EBADF;
-		if (sendto(s, buf, d->len, MSG_DONTWAIT | MSG_NOSIGNAL,
-			   (struct sockaddr *)&g.addr, g.addrlen) >= 0)
-			return 0;
-		if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
-			return -EAGAIN;
-		if (errno != EBADF && errno != ENOTSOCK)
-			return -errno;
-		/* the program closed our socket: a new one */
-		atomic_compare_exchange_strong(&g.sock, &s, -1);
-	}
-	return -EBADF;
+	return send_buf(buf, d->len, deadline);
 }
 
 /* Sends the sealed datagrams, oldest first, until the socket is full
- * (final: after a few retries). Unsendable ones are counted as dropped. */
-static void send_queue(struct thr *t, bool final)
+ * (after deadline, when one is given). Unsendable ones are counted as
+ * dropped. */
+static void send_queue(struct thr *t, bool final, int64_t deadline)
 {
-	int tries = final ? SEND_RETRIES_FINAL : 0, rc;
 	struct dgram *d;
+	int rc;
 
 	while (t->nq) {
 		d = &t->dg[t->head];
-		rc = send_one(t, d, t->buf[t->head], final);
-		if (rc == -EAGAIN && tries-- > 0) {
-			sched_yield();
-			continue;
-		}
+		rc = send_one(t, d, t->buf[t->head], final, deadline);
 		if (rc == -EAGAIN)
 			return;
 		if (rc)
@@ -346,14 +401,14 @@ static void send_queue(struct thr *t, bool final)
  * when the queue is full. With nothing left queued the new datagram is
  * the first buffer again, so that the others stay untouched (and out of
  * resident memory) unless the daemon falls behind. */
-static void seal(struct thr *t, bool final)
+static void seal(struct thr *t, bool final, int64_t deadline)
 {
 	uint8_t *buf;
 	struct dgram *d = cur(t, &buf);
 
 	if (d->nrec)
 		t->nq++;
-	send_queue(t, final);
+	send_queue(t, final, deadline);
 	if (t->nq == BCN_TRACE_QUEUE) {
 		atomic_fetch_add(&g.dropped, t->dg[t->head].ops);
 		t->head = (t->head + 1) % BCN_TRACE_QUEUE;
@@ -365,6 +420,21 @@ static void seal(struct thr *t, bool final)
 		dg_reset(cur(t, &buf));
 }
 
+/* Counts what is still queued as dropped and empties the queue: the
+ * thread or the process image ends and nothing will send it. */
+static void drop_queued(struct thr *t)
+{
+	uint8_t *buf;
+
+	while (t->nq) {
+		atomic_fetch_add(&g.dropped, t->dg[t->head].ops);
+		t->head = (t->head + 1) % BCN_TRACE_QUEUE;
+		t->nq--;
+	}
+	t->head = 0;
+	dg_reset(cur(t, &buf));
+}
+
 static void put_rec(struct thr *t, const struct bcn_iorun *run,
 		    const char *path, size_t plen)
 {
@@ -373,7 +443,7 @@ static void put_rec(struct thr *t, const struct bcn_iorun *run,
 	struct dgram *d = cur(t, &buf);
 
 	if (d->len + n > BCN_TMSG_MAX) {
-		seal(t, false);
+		seal(t, false, 0);
 		d = cur(t, &buf);
 	}
 	d->len += bcn_tmsg_put_rec(buf + d->len, run, path, plen);
@@ -456,10 +526,14 @@ static void thr_put(struct thr *t)
 	atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
-static void thr_flush(struct thr *t, bool final)
+/* Sends all of t's runs, waiting until deadline while the socket is
+ * full; what still cannot go is counted as dropped. */
+static void thr_flush_end(struct thr *t, bool final, int64_t deadline)
 {
 	bcn_iorun_flush(&t->x);
-	seal(t, final);
+	seal(t, final, deadline);
+	send_queue(t, final, deadline);
+	drop_queued(t);
 }
 
 static void maybe_flush(struct thr *t, int64_t now)
@@ -467,7 +541,7 @@ static void maybe_flush(struct thr *t, int64_t now)
 	if (now - t->last_flush >= g.flush_ns) {
 		t->last_flush = now;
 		bcn_iorun_flush(&t->x);
-		seal(t, false);
+		seal(t, false, 0);
 	}
 }
 
@@ -481,7 +555,8 @@ static void thr_destroy(void *arg)
 		tls_thr = NULL;
 	if (!atomic_compare_exchange_strong(&t->busy, &zero, 1))
 		return;
-	thr_flush(t, false);
+	/* nothing sends a dead state's queue: wait for the socket */
+	thr_flush_end(t, false, bcn_trace_now() + g.exit_wait_ns);
 	atomic_store(&t->dead, 1);
 	thr_put(t);
 }
@@ -505,12 +580,52 @@ static void after_fork_child(void)
 			t->tid = (uint64_t)syscall(SYS_gettid);
 		atomic_store(&t->busy, 0);
 	}
+	if (atomic_load(&g.state) == ST_ON)
+		send_mark(0, bcn_trace_now() + g.exit_wait_ns);
+}
+
+/* Claims t for the end of the stream, waiting until deadline while
+ * another thread holds it; false if it cannot (this thread holds it: a
+ * signal handler interrupted the tracer and exits). */
+static bool claim_for_end(struct thr *t, int64_t deadline)
+{
+	int zero = 0;
+
+	while (!atomic_compare_exchange_strong(&t->busy, &zero, 1)) {
+		zero = 0;
+		if (t == tls_thr || bcn_trace_now() >= deadline)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/* A datagram without records: the start of a stream (the daemon knows
+ * of the process from then on, so that a stream whose end never comes
+ * is found) or its end (the stream's last sequence number). */
+static void send_mark(uint32_t flags, int64_t deadline)
+{
+	uint8_t buf[BCN_TMSG_HDR_LEN];
+	struct bcn_tmsg_hdr h = { 0 };
+
+	h.flags = g.hflags | flags;
+	h.job = g.job;
+	h.step = g.step;
+	h.rank = g.rank;
+	h.pid = atomic_load(&g.pid);
+	h.tid = (uint64_t)syscall(SYS_gettid);
+	h.seq = atomic_fetch_add(&g.seq, 1) + 1;
+	h.dropped_ops = atomic_load(&g.dropped);
+	h.untraced = atomic_load(&g.untraced);
+	bcn_tmsg_put_hdr(buf, &h);
+	(void)send_buf(buf, sizeof(buf), deadline);
 }
 
 void bcn_trace_flush_all(bool final)
 {
+	int64_t deadline;
+	bool partial = false;
 	struct thr *t;
-	int zero;
 
 	if (atomic_load(&g.state) != ST_ON)
 		return;
@@ -520,14 +635,30 @@ void bcn_trace_flush_all(bool final)
 		return;
 	if (final)
 		atomic_store(&g.state, ST_OFF);
+	deadline = bcn_trace_now() + g.exit_wait_ns;
 	for (t = atomic_load(&g.threads); t; t = t->next) {
-		zero = 0;
-		if (atomic_load(&t->dead) ||
-		    !atomic_compare_exchange_strong(&t->busy, &zero, 1))
+		if (atomic_load(&t->dead))
 			continue;
-		thr_flush(t, final);
+		if (!claim_for_end(t, deadline)) {
+			partial = true;
+			continue;
+		}
+		thr_flush_end(t, final, deadline);
 		thr_put(t);
 	}
+	send_mark(BCN_TMSG_F_LAST | BCN_TMSG_F_END |
+		  (partial ? BCN_TMSG_F_PARTIAL : 0), deadline);
+}
+
+void bcn_trace_exec_failed(void)
+{
+	if (atomic_load(&g.state) != ST_ON ||
+	    (uint64_t)syscall(SYS_getpid) != atomic_load(&g.pid))
+		return;
+	atomic_store(&g.seq, 0);
+	atomic_store(&g.dropped, 0);
+	atomic_store(&g.untraced, 0);
+	send_mark(0, bcn_trace_now() + g.exit_wait_ns);
 }
 
 __attribute__((destructor)) static void trace_stop(void)

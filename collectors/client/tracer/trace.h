@@ -79,8 +79,15 @@ BCN_TRACE_HIDDEN void bcn_trace_pathop(int op, int dirfd, const char *path,
 /* fd2 now refers to what fd refers to (dup family). */
 BCN_TRACE_HIDDEN void bcn_trace_dup(int fd, int fd2);
 
-/* Flushes every thread's runs to beacon-clientd; with final, tracing
- * stops for good (exit); without, it goes on (exec that may fail). */
+/* Ends this process image's stream to beacon-clientd: every thread's
+ * runs are sent, waiting (bounded by BEACON_TRACE_EXIT_WAIT_MS in all)
+ * while the daemon's socket is full, what still cannot go is counted as
+ * dropped, and an end datagram says how many datagrams the stream had.
+ * With final, tracing stops for good (exit); without, it goes on (exec,
+ * which may fail: then bcn_trace_exec_failed starts a new stream). */
 BCN_TRACE_HIDDEN void bcn_trace_flush_all(bool final);
+
+/* An exec returned (failed): the process goes on as a new stream. */
+BCN_TRACE_HIDDEN void bcn_trace_exec_failed(void);
 
 #endif

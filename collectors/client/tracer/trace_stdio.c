@@ -150,10 +150,16 @@ FSEEK(fseeko64, off64_t)
 	REAL(name);							\
 	EXPORT int name params						\
 	{								\
+		int r_, e_;						\
+									\
 		if (!NEED(name))					\
 			return errno = ENOSYS, -1;			\
 		bcn_trace_flush_all(false);				\
-		return real_##name args;				\
+		r_ = real_##name args;					\
+		e_ = errno;						\
+		bcn_trace_exec_failed();				\
+		errno = e_;						\
+		return r_;						\
 	}
 EXEC(execve, (const char *p, char *const a[], char *const v[]), (p, a, v))
 EXEC(execv, (const char *p, char *const a[]), (p, a))
