@@ -488,18 +488,21 @@ static int load_topology(struct bcn_sim_scale *x)
 	return rc;
 }
 
-/* Switch sw's topology records at t (beacon-swd sends them hourly). */
+/* Switch sw's topology records at t (beacon-swd sends them hourly); the
+ * core switch's with sw 0's. */
 static void send_topology(struct bcn_sim_scale *x, uint64_t sw, uint64_t k,
 			  int64_t t)
 {
-	char guid[BCN_TOPO_GUID_MAX];
+	char guid[BCN_TOPO_GUID_MAX], core[BCN_TOPO_GUID_MAX];
 	struct bcn_record r;
 
 	snprintf(guid, sizeof(guid), "0x%016" PRIx64, BCN_SIM_SW_GUID + sw + 1);
+	snprintf(core, sizeof(core), "0x%016" PRIx64, BCN_SIM_CORE_GUID);
 	for (size_t i = 0; i < x->nlinks; i++) {
 		const struct bcn_topo_link *l = &x->links[i];
 
-		if (strcmp(l->sw, guid))
+		/* the core's cabling goes with the first leaf's */
+		if (strcmp(l->sw, guid) && (sw || strcmp(l->sw, core)))
 			continue;
 		bcn_record_init(&r, BCN_REC_TOPOLOGY);
 		r.t = t;

@@ -235,12 +235,25 @@ static int ibsim_write(const struct bcn_sim *s, uint64_t per)
 /* The cabling as ibnetdiscover shows the ibsim fabric above: leaf swNN
  * (GUID IBSIM_GUID_LEAF + NN) with compute node cnXXXXX (node GUID
  * IBSIM_GUID_NODE + XXXXX) on its node ports and its last port to port
- * NN of "core"; every link 4xEDR, as the sysfs rate says. */
+ * NN of "core" (listed first, as ibnetdiscover starts from it); the
+ * adapter "mgmt" that only ibsim needs is left out. Every link 4xEDR,
+ * as the sysfs rate says. */
 int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
 {
 	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
 	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
-				" leaf switches\n#\n\n", s->c.switches);
+				" leaf switches\n#\n\nswitchguid=0x%016llx\n"
+				"Switch\t%" PRIu64 " \"S-%016llx\"\t\t# \"core\" "
+				"base port 0 lid 1 lmc 0\n", s->c.switches,
+				IBSIM_GUID_CORE, s->c.switches + 1,
+				IBSIM_GUID_CORE);
+
+	for (sw = 0; !rc && sw < s->c.switches; sw++)
+		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%" PRIu64
+				    "]\t\t# \"sw%02" PRIu64 "\" lid %" PRIu64
+				    " 4xEDR\n", sw + 1, IBSIM_GUID_LEAF + sw + 1,
+				    per + 1, sw + 1, sw + 2);
+	rc = rc ? rc : bcn_buf_adds(out, "\n");
 
 	for (sw = 0; !rc && sw < s->c.switches; sw++) {
 		rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%"

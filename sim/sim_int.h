@@ -238,6 +238,7 @@ int bcn_sim_ib_write(struct bcn_sim *s);
 
 /* A leaf switch's GUID less its number (sim_ib.c's IBSIM_GUID_LEAF). */
 #define BCN_SIM_SW_GUID UINT64_C(0x00beac0001000000)
+#define BCN_SIM_CORE_GUID UINT64_C(0x00beac0002000000)  /* IBSIM_GUID_CORE */
 
 /* The simulated fabric's cabling as an ibnetdiscover topology file
  * (sim_ib.c), appended to out. Returns 0 or a buf error. */
