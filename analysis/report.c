@@ -26,6 +26,9 @@ void bcn_report_config_defaults(struct bcn_report_config *c)
 	c->phase_gap_ms = 5000;
 	c->phases_max = 1000;
 	c->phase_modes_max = 64;
+	c->topology_age_ms = 2 * 3600000ll;
+	c->net_imbalance_pct = 300;
+	c->net_min_bytes = 1ull << 30;
 	bcn_advice_config_defaults(&c->advice);
 }
 
@@ -551,7 +554,9 @@ int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,
 		goto out;
 	if ((rc = bcn_report_parts(st, db, r, cfg, &c)))
 		goto out;
-	rc = bcn_advice_run(r, &cfg->advice);
+	if ((rc = bcn_advice_run(r, &cfg->advice)))
+		goto out;
+	rc = bcn_report_network(st, r, cfg);
 out:
 	bcn_report_cpass_free(&c);
 	if (rc) {
@@ -572,5 +577,8 @@ void bcn_report_free(struct bcn_report *r)
 	free(r->phases);
 	free(r->io_phases);
 	free(r->findings);
+	if (r->net)
+		free(r->net->sw);
+	free(r->net);
 	free(r);
 }

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "analysis/advice.h"
+#include "analysis/network.h"
 #include "analysis/anomaly/phases.h"
 #include "common/buf.h"
 #include "common/config.h"
@@ -47,6 +48,11 @@ struct bcn_report_config {
 	int64_t phase_gap_ms;           /* idle gap that ends a phase */
 	uint64_t phases_max;
 	uint64_t phase_modes_max;       /* phases of a mixed job given a mode */
+	int64_t topology_age_ms;        /* topology records this long before
+					 * the window still describe it */
+	uint64_t net_imbalance_pct;     /* switch_imbalance: busiest switch
+					 * over the others' median, percent */
+	uint64_t net_min_bytes;         /* ... carrying at least this much */
 	struct bcn_advice_config advice;
 };
 
@@ -85,7 +91,21 @@ struct bcn_report_config {
 	{ "report_phase_modes_max", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.phase_modes_max), .max = 1000000, \
 	  .def = "64", .help = "Phases of a mixed job whose own I/O mode is " \
-			     "found (a scan each); 0: none." }
+			     "found (a scan each); 0: none." }, \
+	{ "report_topology_age", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.topology_age_ms), .min = 60000, \
+	  .max = 31 * 86400000ll, .def = "2h", \
+	  .help = "Topology records this long before a job's window still " \
+		  "describe the fabric (beacon-swd resends them hourly)." }, \
+	{ "report_net_imbalance_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.net_imbalance_pct), .min = 100, \
+	  .max = 1000000, .def = "300", \
+	  .help = "switch_imbalance: the busiest switch's volume over the " \
+		  "median of the job's other switches, percent..." }, \
+	{ "report_net_min_bytes", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.net_min_bytes), .max = 1ll << 60, \
+	  .def = "1g", .help = "...when it carried at least this many bytes " \
+			     "to and from the job's nodes." }
 
 /* Fills c with the defaults of docs/report.md. */
 void bcn_report_config_defaults(struct bcn_report_config *c);
@@ -111,6 +131,19 @@ struct bcn_report_phase {
 	uint64_t read_bytes, write_bytes;
 	uint64_t meta_ops;
 	char mode[BCN_REPORT_MODE_MAX]; /* of a mixed job's phase, or "" */
+};
+
+/* The job's network part (docs/network.md): its switches, the histogram
+ * of their volume (xmit + rcv of the ports facing its nodes) and the
+ * imbalance figure. */
+struct bcn_report_net {
+	struct bcn_net_switch *sw;      /* by name */
+	size_t nsw;
+	uint64_t hist[BCN_NET_HIST_BINS];
+	uint64_t bin_bytes;
+	double imbalance;
+	char busiest[BCN_NET_NAME_MAX];
+	uint64_t unplaced;              /* nodes on no cabled port */
 };
 
 struct bcn_report {
@@ -155,6 +188,7 @@ struct bcn_report {
 	size_t nio_phases;
 	struct bcn_advice_finding *findings;
 	size_t nfindings;
+	struct bcn_report_net *net;     /* NULL: no topology for its nodes */
 
 	bool partial;
 	char why[BCN_REPORT_WHY_MAX];

@@ -30,4 +30,9 @@ int bcn_report_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 		     struct bcn_report *r, const struct bcn_report_config *cfg,
 		     struct bcn_report_cpass *c);
 
+/* The network part of r (report_net.c) and its switch_imbalance
+ * finding. */
+int bcn_report_network(const struct bcn_stores *st, struct bcn_report *r,
+		       const struct bcn_report_config *cfg);
+
 #endif

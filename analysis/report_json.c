@@ -167,6 +167,47 @@ static int parts(const struct bcn_report *r, struct bcn_buf *b,
 	return rc ? rc : bcn_buf_adds(b, "]");
 }
 
+static int net_switch(const struct bcn_net_switch *s, struct bcn_buf *b)
+{
+	int rc = bcn_buf_adds(b, "{\"switch\":");
+
+	rc = rc ? rc : bcn_buf_add_json_str(b, s->name);
+	rc = rc ? rc : bcn_buf_adds(b, ",\"guid\":");
+	rc = rc ? rc : bcn_buf_add_json_str(b, s->guid);
+	return rc ? rc : bcn_buf_printf(b, ",\"xmit_bytes\":%" PRIu64
+		",\"rcv_bytes\":%" PRIu64 ",\"job_ports\":%" PRIu64
+		",\"uplink_xmit_bytes\":%" PRIu64 ",\"uplink_rcv_bytes\":%"
+		PRIu64 ",\"downlink_xmit_bytes\":%" PRIu64
+		",\"downlink_rcv_bytes\":%" PRIu64 ",\"total_xmit_bytes\":%"
+		PRIu64 ",\"total_rcv_bytes\":%" PRIu64 ",\"uplinks\":%" PRIu64
+		",\"downlinks\":%" PRIu64 "}", s->xmit, s->rcv, s->job_ports,
+		s->up_xmit, s->up_rcv, s->down_xmit, s->down_rcv,
+		s->total_xmit, s->total_rcv, s->uplinks, s->downlinks);
+}
+
+static int network(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_report_net *n = r->net;
+	int rc;
+
+	if (!n)
+		return bcn_buf_adds(b, ",\"network\":null");
+	rc = bcn_buf_adds(b, ",\"network\":{\"switches\":[");
+	for (size_t i = 0; !rc && i < n->nsw; i++) {
+		rc = i ? bcn_buf_adds(b, ",") : 0;
+		rc = rc ? rc : net_switch(&n->sw[i], b);
+	}
+	rc = rc ? rc : bcn_buf_printf(b, "],\"histogram\":{\"bin_bytes\":%"
+				      PRIu64 ",\"counts\":[", n->bin_bytes);
+	for (int i = 0; !rc && i < BCN_NET_HIST_BINS; i++)
+		rc = bcn_buf_printf(b, "%s%" PRIu64, i ? "," : "", n->hist[i]);
+	rc = rc ? rc : bcn_buf_printf(b, "]},\"imbalance\":%.3f,\"busiest\":",
+				      n->imbalance);
+	rc = rc ? rc : bcn_buf_add_json_str(b, n->busiest);
+	return rc ? rc : bcn_buf_printf(b, ",\"unplaced_nodes\":%" PRIu64 "}",
+					n->unplaced);
+}
+
 static int findings(const struct bcn_report *r, struct bcn_buf *b)
 {
 	int rc = bcn_buf_adds(b, ",\"findings\":[");
@@ -196,6 +237,7 @@ int bcn_report_to_json(const struct bcn_report *r, bool cached,
 	rc = rc ? rc : parts(r, out, "forward", "forwarding", "node");
 	rc = rc ? rc : parts(r, out, "ost", "osts", "target");
 	rc = rc ? rc : parts(r, out, "mds", "mdts", "target");
+	rc = rc ? rc : network(r, out);
 	rc = rc ? rc : findings(r, out);
 	rc = rc ? rc : bcn_buf_printf(out, ",\"partial\":%s",
 				      r->partial ? "true" : "false");

@@ -112,6 +112,32 @@ static int components(const struct bcn_report *r, struct bcn_buf *b)
 	return rc;
 }
 
+static int network(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_report_net *n = r->net;
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = bcn_buf_printf(b, "Network  %zu switch%s, imbalance %.2f (%s)%s\n",
+			    n->nsw, n->nsw == 1 ? "" : "es", n->imbalance,
+			    n->busiest, n->unplaced ? "  some nodes unplaced" : "");
+	for (size_t i = 0; !rc && i < n->nsw; i++) {
+		const struct bcn_net_switch *s = &n->sw[i];
+		char x[32], v[32], up[32], down[32];
+
+		human((double)s->xmit, "B", x, sizeof(x));
+		human((double)s->rcv, "B", v, sizeof(v));
+		human((double)(s->up_xmit + s->up_rcv), "B", up, sizeof(up));
+		human((double)(s->down_xmit + s->down_rcv), "B", down,
+		      sizeof(down));
+		rc = bcn_buf_printf(b, "  %-24s %3" PRIu64 " ports  xmit %12s  "
+				    "rcv %12s  uplinks %12s  downlinks %12s\n",
+				    s->name, s->job_ports, x, v, up, down);
+	}
+	return rc;
+}
+
 static int phases_findings(const struct bcn_report *r, struct bcn_buf *b)
 {
 	int rc = 0;
@@ -177,6 +203,7 @@ int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
 	if (!rc && r->nparts)
 		rc = bcn_buf_adds(out, "Components\n");
 	rc = rc ? rc : components(r, out);
+	rc = rc ? rc : network(r, out);
 	if (!rc)        /* names come from users: no terminal controls */
 		bcn_text_defang((char *)out->data + from, out->len - from);
 	return rc;

@@ -20,6 +20,7 @@ int bcn_cmd_jobs(int argc, char **argv);
 int bcn_cmd_anomalies(int argc, char **argv);
 int bcn_cmd_job(int argc, char **argv);
 int bcn_cmd_top(int argc, char **argv);
+int bcn_cmd_net(int argc, char **argv);
 int bcn_cmd_archive(int argc, char **argv);
 int bcn_cmd_user(int argc, char **argv);
 

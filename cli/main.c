@@ -22,6 +22,7 @@ static const struct bcn_command commands[] = {
 	{ "jobs", bcn_cmd_jobs, "list the jobs of the job database" },
 	{ "job", bcn_cmd_job, "the I/O report of one job" },
 	{ "top", bcn_cmd_top, "the jobs doing I/O now, busiest first" },
+	{ "net", bcn_cmd_net, "network traffic per switch or port over time" },
 	{ "anomalies", bcn_cmd_anomalies,
 	  "list, acknowledge or detect anomalies" },
 	{ "user", bcn_cmd_user,

@@ -32,7 +32,7 @@ uint32_t bcn_role_types(int role)
 		return T(BCN_REC_FWD_REQ) | T(BCN_REC_FWD_RPC) | T(BCN_REC_PORT);
 	case BCN_ROLE_OSS: return T(BCN_REC_OST) | T(BCN_REC_PORT);
 	case BCN_ROLE_MDS: return T(BCN_REC_MDS) | T(BCN_REC_PORT);
-	case BCN_ROLE_SWITCH: return T(BCN_REC_PORT);
+	case BCN_ROLE_SWITCH: return T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY);
 	case BCN_ROLE_SCHEDULER: return T(BCN_REC_JOB);
 	default: return 0;
 	}

@@ -12,6 +12,7 @@
 #define BCN_X_NAME(id, name) name,
 static const char *const io_op_names[] = { BCN_IO_OPS(BCN_X_NAME) };
 static const char *const fwd_class_names[] = { BCN_FWD_CLASSES(BCN_X_NAME) };
+static const char *const topo_kind_names[] = { "host", "switch" };
 const char *const bcn_ost_op_names[BCN_OST_OP_MAX] = { BCN_OST_OPS(BCN_X_NAME) };
 const char *const bcn_md_op_names[BCN_MD_OP_MAX] = { BCN_MD_OPS(BCN_X_NAME) };
 const char *const bcn_port_err_names[BCN_PE_MAX] = { BCN_PORT_ERRS(BCN_X_NAME) };
@@ -123,6 +124,19 @@ static const struct bcn_field job_fields[] = {
 	I64(job.exit_code, "exit_code", "", "exit code"),
 };
 
+static const struct bcn_field topo_fields[] = {
+	STR(topo.sw, "switch", "switch GUID, as in port records"),
+	STR(topo.sw_name, "switch_name", "switch node description, or empty"),
+	U64(topo.port, "port", "", "port number"),
+	ENUM(topo.remote_kind, "remote_kind", topo_kind_names,
+	     "what the port is cabled to"),
+	STR(topo.remote, "remote", "GUID of the remote node"),
+	U64(topo.remote_port, "remote_port", "", "port number at the remote end"),
+	STR(topo.remote_name, "remote_name",
+	    "remote node description: a host's name, a switch's name"),
+	U64(topo.rate, "rate", "bytes/s", "link data rate, 0 when unknown"),
+};
+
 #define DESC(nm, layer, tab, doc) { nm, layer, tab, sizeof(tab) / sizeof(tab[0]), doc }
 static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 	[BCN_REC_IO] = DESC("io", BCN_LAYER_CLIENT, io_fields,
@@ -145,6 +159,10 @@ static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 		"Counters of one InfiniBand port over the interval."),
 	[BCN_REC_JOB] = DESC("job", BCN_LAYER_JOB, job_fields,
 		"A batch job; t is its start, dur its run time (0 while running)."),
+	[BCN_REC_TOPOLOGY] = DESC("topology", BCN_LAYER_SWITCH, topo_fields,
+		"What one switch port is cabled to, as known at t (from the "
+		"fabric's ibnetdiscover file); a newer record of the same "
+		"switch and port supersedes it."),
 };
 
 const struct bcn_record_desc *bcn_record_desc(uint64_t type)
@@ -180,6 +198,11 @@ const char *bcn_io_op_name(uint64_t op)
 const char *bcn_fwd_class_name(uint64_t cls)
 {
 	return cls < BCN_FWD_CLASS_MAX ? fwd_class_names[cls] : "?";
+}
+
+const char *bcn_topo_kind_name(uint64_t kind)
+{
+	return kind < BCN_TOPO_KIND_MAX ? topo_kind_names[kind] : "?";
 }
 
 void bcn_record_init(struct bcn_record *r, enum bcn_rec_type type)
@@ -483,6 +506,9 @@ int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len)
 		break;
 	case BCN_REC_PORT:
 		n = snprintf(buf, len, "%s/%" PRIu64, r->u.port.sw, r->u.port.port);
+		break;
+	case BCN_REC_TOPOLOGY:
+		n = snprintf(buf, len, "%s/%" PRIu64, r->u.topo.sw, r->u.topo.port);
 		break;
 	case BCN_REC_JOB:
 		n = snprintf(buf, len, "%" PRIu64, r->job);

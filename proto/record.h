@@ -38,6 +38,7 @@ enum bcn_rec_type {
 	BCN_REC_MDS,            /* MDT statistics, per interval */
 	BCN_REC_PORT,           /* switch or HCA port counters, per interval */
 	BCN_REC_JOB,            /* a batch job */
+	BCN_REC_TOPOLOGY,       /* what one switch port is cabled to */
 	BCN_REC_TYPE_MAX
 };
 
@@ -167,6 +168,23 @@ struct bcn_rec_port {
 	uint64_t errors[BCN_PE_MAX];
 };
 
+/* Kinds of the far end of a cabled switch port (topology records). */
+enum bcn_topo_kind { BCN_TOPO_HOST, BCN_TOPO_SWITCH, BCN_TOPO_KIND_MAX };
+
+/* What one switch port is cabled to, as seen at t; a newer record of the
+ * same switch and port supersedes it. */
+struct bcn_rec_topology {
+	const char *sw;         /* switch GUID, as in port records */
+	const char *sw_name;    /* switch node description, or "" */
+	uint64_t port;
+	uint64_t remote_kind;   /* enum bcn_topo_kind */
+	const char *remote;     /* remote node GUID */
+	uint64_t remote_port;
+	const char *remote_name;        /* remote node description: the host
+					 * name of an HCA, a switch's name */
+	uint64_t rate;          /* link data rate, bytes/s, 0 unknown */
+};
+
 struct bcn_rec_job {
 	const char *user;
 	uint64_t uid;
@@ -194,6 +212,7 @@ struct bcn_record {
 		struct bcn_rec_mds mds;
 		struct bcn_rec_port port;
 		struct bcn_rec_job job;
+		struct bcn_rec_topology topo;
 	} u;
 };
 
@@ -234,6 +253,7 @@ int bcn_layer_parse(const char *name);
 /* Names of the entries of the enumerations above, "?" when out of range. */
 const char *bcn_io_op_name(uint64_t op);
 const char *bcn_fwd_class_name(uint64_t cls);
+const char *bcn_topo_kind_name(uint64_t kind);
 extern const char *const bcn_ost_op_names[BCN_OST_OP_MAX];
 extern const char *const bcn_md_op_names[BCN_MD_OP_MAX];
 extern const char *const bcn_port_err_names[BCN_PE_MAX];

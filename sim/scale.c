@@ -18,6 +18,7 @@
 #include "common/log.h"
 #include "delivery/sender.h"
 #include "delivery/shardmap.h"
+#include "collectors/switch/topofile.h"
 #include "compress/iorun.h"
 #include "sim/scale.h"
 #include "sim/sim_int.h"
@@ -28,6 +29,7 @@
 #define PATH_ARENA (64u << 20)
 #define CREC_MAX (1u << 24)             /* client runs in one tick */
 #define MTU_UNIT 4                      /* port data counters: 4 bytes */
+#define TOPO_EVERY_NS 3600000000000ll   /* topology records, as beacon-swd */
 
 enum { K_CN, K_FWD, K_OSS, K_MDS, K_SW, K_MAX };
 static const struct { const char *prefix; int width; } kind_name[K_MAX] = {
@@ -69,6 +71,9 @@ struct bcn_sim_scale {
 	struct bcn_sim_port *pprev;
 	int64_t sw_last;                /* last switch sample; < 0: none */
 	int64_t sw_from;                /* tick the first one starts at */
+	struct bcn_topo_link *links;    /* the fabric's cabling, file order */
+	size_t nlinks, links_cap;
+	int64_t topo_last;              /* when sent; < 0: never */
 	uint64_t build_errors;
 };
 
@@ -450,6 +455,69 @@ static void send_servers(struct bcn_sim_scale *x)
 
 /* ---- switches: beacon-swd's port deltas -------------------------------- */
 
+static int keep_link(void *arg, const struct bcn_topo_link *l)
+{
+	struct bcn_sim_scale *x = arg;
+
+	if (x->nlinks == x->links_cap) {
+		size_t cap = x->links_cap ? 2 * x->links_cap : 256;
+		struct bcn_topo_link *n = realloc(x->links, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		x->links = n;
+		x->links_cap = cap;
+	}
+	x->links[x->nlinks++] = *l;
+	return 0;
+}
+
+/* The cabling as beacon-swd's topology_file would give it: the sim's
+ * ibnetdiscover text (sim_ib.c) through the same parser. */
+static int load_topology(struct bcn_sim_scale *x)
+{
+	struct bcn_buf t;
+	int rc;
+
+	bcn_buf_init(&t, 64u << 20);
+	rc = bcn_sim_ib_topology(x->s, &t);
+	if (!rc)
+		rc = bcn_topofile_parse((const char *)t.data, t.len, keep_link,
+					x, NULL);
+	bcn_buf_free(&t);
+	return rc;
+}
+
+/* Switch sw's topology records at t (beacon-swd sends them hourly); the
+ * core switch's with sw 0's. */
+static void send_topology(struct bcn_sim_scale *x, uint64_t sw, uint64_t k,
+			  int64_t t)
+{
+	char guid[BCN_TOPO_GUID_MAX], core[BCN_TOPO_GUID_MAX];
+	struct bcn_record r;
+
+	snprintf(guid, sizeof(guid), "0x%016" PRIx64, BCN_SIM_SW_GUID + sw + 1);
+	snprintf(core, sizeof(core), "0x%016" PRIx64, BCN_SIM_CORE_GUID);
+	for (size_t i = 0; i < x->nlinks; i++) {
+		const struct bcn_topo_link *l = &x->links[i];
+
+		/* the core's cabling goes with the first leaf's */
+		if (strcmp(l->sw, guid) && (sw || strcmp(l->sw, core)))
+			continue;
+		bcn_record_init(&r, BCN_REC_TOPOLOGY);
+		r.t = t;
+		r.u.topo.sw = l->sw;
+		r.u.topo.sw_name = l->sw_name;
+		r.u.topo.port = l->port;
+		r.u.topo.remote_kind = l->remote_kind;
+		r.u.topo.remote = l->remote;
+		r.u.topo.remote_port = l->remote_port;
+		r.u.topo.remote_name = l->remote_name;
+		r.u.topo.rate = l->rate;
+		add(x, k, &r);
+	}
+}
+
 static void send_switches(struct bcn_sim_scale *x)
 {
 	struct bcn_sim *s = x->s;
@@ -457,6 +525,7 @@ static void send_switches(struct bcn_sim_scale *x)
 	int64_t now = tick_t(s) + tick_ns(s);
 	char name[32];
 	struct bcn_record r;
+	bool topo;
 
 	if (!s->c.switches || s->tick % (int64_t)s->c.switch_every)
 		return;
@@ -464,10 +533,15 @@ static void send_switches(struct bcn_sim_scale *x)
 	if (x->sw_last < 0)
 		x->sw_last = s->epoch_ns + (int64_t)((double)x->sw_from *
 						     s->tick_s * 1e9);
+	topo = x->topo_last < 0 || now - x->topo_last >= TOPO_EVERY_NS;
+	if (topo)
+		x->topo_last = now;
 	for (sw = 0; sw < s->c.switches; sw++) {
 		k = x->first[K_SW] + sw;
 		if (!owned(x, k))
 			continue;
+		if (topo)
+			send_topology(x, sw, k, now);
 		snprintf(name, sizeof(name), "sw%02" PRIu64, sw + 1);
 		for (p = 0; p <= per; p++) {
 			struct bcn_sim_port *c = &s->ports[sw * (per + 1) + p];
@@ -745,6 +819,12 @@ int bcn_sim_scale_new(struct bcn_sim *s, struct bcn_sim_scale **out,
 	if (rc)
 		goto out;
 	x->sw_last = -1;
+	x->topo_last = -1;
+	if (s->c.switches && (rc = load_topology(x))) {
+		snprintf(err, errlen, "sim: the fabric's topology: %s",
+			 bcn_strerror(rc));
+		goto out;
+	}
 	s->client_fn = client_op;
 	s->client_arg = x;
 	*out = x;
@@ -772,6 +852,7 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x)
 		free(x->oprev[f]);
 	free(x->oprev);
 	free(x->pprev);
+	free(x->links);
 	free(x->crec);
 	bcn_buf_free(&x->paths);
 	bcn_frame_builder_free(&x->b);

@@ -9,7 +9,10 @@
  * sysfs (counters/ with the 32-bit saturating ones, counters_ext/ with the
  * 64-bit ones; data in 4-byte units), for beacon-swd --root, and with
  * `ibsim` also as an ibsim fabric and console commands setting the same
- * counters, for beacon-swd --source pma (docs/sim.md). */
+ * counters, for beacon-swd --source pma (docs/sim.md). The cabling is
+ * written once as ibnetdiscover's topology file (OUT/topology.net, for
+ * beacon-swd's topology_file; scale mode sends it as topology records),
+ * with the ibsim fabric's GUIDs and names. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -64,8 +67,8 @@ void bcn_sim_ib_tick(struct bcn_sim *s)
 			continue;
 		for (i = 0; i < j->nodes; i++) {
 			node = j->first + i;
-			b = (uint64_t)((unsigned __int128)j->served *
-				       bcn_sim_node_bytes(s, j, i) / j->asked);
+			b = bcn_sim_node_share(s, j, i);   /* 0: a 1-1 job's
+							      * idle nodes */
 			sw = node / per;
 			add(port(s, sw, node % per), w ? 0 : b, w ? b : 0);
 			(w ? up_x : up_r)[sw] += b;
@@ -229,6 +232,76 @@ static int ibsim_write(const struct bcn_sim *s, uint64_t per)
 	return rc;
 }
 
+/* The cabling as ibnetdiscover shows the ibsim fabric above: leaf swNN
+ * (GUID IBSIM_GUID_LEAF + NN) with compute node cnXXXXX (node GUID
+ * IBSIM_GUID_NODE + XXXXX) on its node ports and its last port to port
+ * NN of "core" (listed first, as ibnetdiscover starts from it); the
+ * adapter "mgmt" that only ibsim needs is left out. Every link 4xEDR,
+ * as the sysfs rate says. */
+int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
+{
+	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
+	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
+				" leaf switches\n#\n\nswitchguid=0x%016llx\n"
+				"Switch\t%" PRIu64 " \"S-%016llx\"\t\t# \"core\" "
+				"base port 0 lid 1 lmc 0\n", s->c.switches,
+				IBSIM_GUID_CORE, s->c.switches + 1,
+				IBSIM_GUID_CORE);
+
+	for (sw = 0; !rc && sw < s->c.switches; sw++)
+		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%" PRIu64
+				    "]\t\t# \"sw%02" PRIu64 "\" lid %" PRIu64
+				    " 4xEDR\n", sw + 1, IBSIM_GUID_LEAF + sw + 1,
+				    per + 1, sw + 1, sw + 2);
+	rc = rc ? rc : bcn_buf_adds(out, "\n");
+
+	for (sw = 0; !rc && sw < s->c.switches; sw++) {
+		rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%"
+				    PRIu64 " \"S-%016llx\"\t\t# \"sw%02" PRIu64
+				    "\" base port 0 lid %" PRIu64 " lmc 0\n",
+				    IBSIM_GUID_LEAF + sw + 1, per + 1,
+				    IBSIM_GUID_LEAF + sw + 1, sw + 1, sw + 2);
+		for (p = 0; !rc && p < per; p++) {
+			node = sw * per + p;
+			if (node >= s->c.compute)
+				break;
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016llx\"[1]"
+					    "(%llx) \t\t# \"cn%05" PRIu64 "\" lid %"
+					    PRIu64 " 4xEDR\n", p + 1,
+					    IBSIM_GUID_NODE + node + 1,
+					    IBSIM_GUID_NODE + node + 1, node + 1,
+					    1000 + node);
+		}
+		if (!rc)
+			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%"
+					    PRIu64 "]\t\t# \"core\" lid 1 4xEDR\n"
+					    "\n", per + 1, IBSIM_GUID_CORE, sw + 1);
+	}
+	return rc;
+}
+
+/* OUT/topology.net, unless it already holds the same cabling (a run
+ * resumed with --until): beacon-swd resends the file when it changes. */
+static int write_topology(struct bcn_sim *s)
+{
+	char path[BCN_SIM_PATH_MAX + 16];
+	struct bcn_buf t, old;
+	int rc;
+
+	bcn_buf_init(&t, 64u << 20);
+	bcn_buf_init(&old, 64u << 20);
+	snprintf(path, sizeof(path), "%s/topology.net", s->c.out);
+	rc = bcn_sim_ib_topology(s, &t);
+	if (!rc && (bcn_buf_read_file(&old, path) || old.len != t.len ||
+		    memcmp(old.data, t.data, t.len)))
+		rc = bcn_sim_write_file(s->c.out, "topology.net",
+					(const char *)t.data, t.len);
+	bcn_buf_free(&t);
+	bcn_buf_free(&old);
+	s->topo_written = !rc;
+	return rc;
+}
+
 int bcn_sim_ib_write(struct bcn_sim *s)
 {
 	uint64_t per, sw, p;
@@ -238,6 +311,8 @@ int bcn_sim_ib_write(struct bcn_sim *s)
 	if (!s->c.switches)
 		return 0;
 	per = per_switch(s);
+	if (!s->topo_written)
+		rc = write_topology(s);
 	for (sw = 0; !rc && sw < s->c.switches; sw++) {
 		snprintf(base, sizeof(base), "%s/sw%02" PRIu64
 			 "/sys/class/infiniband/sw%02" PRIu64, s->c.out,

@@ -124,6 +124,7 @@ struct bcn_sim {
 	struct bcn_sim_conf c;
 	uint64_t rng;
 	int64_t tick;                   /* ticks done */
+	bool topo_written;              /* OUT/topology.net is there */
 	int64_t epoch_ns;
 	double tick_s;
 	uint64_t nost, nmdt;
@@ -234,6 +235,14 @@ void bcn_sim_ib_tick(struct bcn_sim *s);
 
 #define BCN_SIM_IBSIM_PORTS 254         /* ports of one ibsim switch */
 int bcn_sim_ib_write(struct bcn_sim *s);
+
+/* A leaf switch's GUID less its number (sim_ib.c's IBSIM_GUID_LEAF). */
+#define BCN_SIM_SW_GUID UINT64_C(0x00beac0001000000)
+#define BCN_SIM_CORE_GUID UINT64_C(0x00beac0002000000)  /* IBSIM_GUID_CORE */
+
+/* The simulated fabric's cabling as an ibnetdiscover topology file
+ * (sim_ib.c), appended to out. Returns 0 or a buf error. */
+int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out);
 
 /* The nodes of a job whose bytes one placement on an OST holds: first,
  * first + step, ... below the job's node count (sim_model.c). */

@@ -18,7 +18,8 @@ enum who_may { ANYONE, USER, ADMIN };
 
 struct route {
 	const char *method;
-	const char *pattern;            /* '#': one decimal id segment */
+	const char *pattern;            /* '#': one decimal id segment; a
+					 * final '*': the rest, not empty */
 	enum who_may may;
 	const char *const *params;
 	bcn_web_handler *fn;
@@ -33,6 +34,7 @@ static const char *const p_overview[] = { "to", "window", NULL };
 static const char *const p_heatmap[] = { "layer", "from", "to", NULL };
 static const char *const p_anomalies[] = { "from", "to", "kind",
 	"component", "state", "job", "limit", "offset", NULL };
+static const char *const p_net[] = { "from", "to", "step", NULL };
 
 static const struct route routes[] = {
 	{ "GET", "/api/v1/openapi.json", ANYONE, p_none, bcn_web_openapi },
@@ -48,6 +50,8 @@ static const struct route routes[] = {
 	{ "GET", "/api/v1/anomalies/#", USER, p_none, bcn_web_anomaly },
 	{ "POST", "/api/v1/anomalies/#/ack", ADMIN, p_none,
 	  bcn_web_anomaly_ack },
+	{ "GET", "/api/v1/network/switches", ADMIN, p_net, bcn_web_net_switches },
+	{ "GET", "/api/v1/network/switches/*", ADMIN, p_net, bcn_web_net_series },
 };
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
 _Static_assert(NROUTES <= BCN_WEB_EP_STATIC, "more routes than metrics endpoints");
@@ -56,6 +60,8 @@ _Static_assert(NROUTES <= BCN_WEB_EP_STATIC, "more routes than metrics endpoints
 static bool match(const char *pattern, const char *path, uint64_t *id)
 {
 	while (*pattern && *path) {
+		if (pattern[0] == '*' && !pattern[1])
+			return true;
 		if (*pattern == '#') {
 			const char *s = path;
 			uint64_t v = 0;

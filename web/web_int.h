@@ -135,5 +135,6 @@ bcn_web_handler bcn_web_jobs, bcn_web_job;
 bcn_web_handler bcn_web_anomalies, bcn_web_anomaly, bcn_web_anomaly_ack;
 bcn_web_handler bcn_web_series, bcn_web_overview, bcn_web_heatmap;
 bcn_web_handler bcn_web_metrics;        /* GET /metrics (web/api_metrics.c) */
+bcn_web_handler bcn_web_net_switches, bcn_web_net_series;
 
 #endif

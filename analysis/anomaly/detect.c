@@ -11,6 +11,7 @@
 #include "analysis/anomaly/detect.h"
 #include "analysis/anomaly/grid.h"
 #include "analysis/anomaly/median.h"
+#include "analysis/network.h"
 #include "common/error.h"
 
 #define NS_MS 1000000ll
@@ -21,7 +22,7 @@
 enum { F_RD, F_WR, F_RWREQ, F_PROC, F_META, F_QUEUE, F_BACK_RD, F_BACK_WR };
 enum { O_BYTES };
 enum { M_OPS };
-enum { S_BYTES };
+enum { S_XMIT, S_RCV };
 enum { J_OST_BYTES, J_MD_OPS };
 
 void bcn_detect_config_defaults(struct bcn_detect_config *c)
@@ -50,6 +51,7 @@ void bcn_detect_config_defaults(struct bcn_detect_config *c)
 	c->prone_iops = 10000;
 	c->prone_share_pct = 30;
 	c->hot_pct = 150;
+	c->hot_util_pct = 80;
 	c->hot_min_bytes = 1u << 20;
 	c->hot_min_ms = 300000;
 }
@@ -60,6 +62,8 @@ struct round {
 	const struct bcn_stores *ss;
 	struct bcn_jobdb *db;
 	struct bcn_grid fwd, ost, mds, sw, jobs;
+	struct bcn_net topo;            /* switch ports' cabling, from
+					 * topology records */
 	struct bcn_detect_stats *st;
 	bcn_anomaly_fn *found;
 	void *found_arg;
@@ -116,6 +120,7 @@ static int take(void *arg, const struct bcn_record *x)
 {
 	struct round *r = arg;
 	char ent[BCN_ENTITY_MAX], id[24];
+	int rc;
 	struct bcn_record_totals t;
 	double *c;
 
@@ -157,9 +162,14 @@ static int take(void *arg, const struct bcn_record *x)
 	}
 	case BCN_REC_PORT:
 		if (!bcn_record_entity(x, ent, sizeof(ent)) &&
-		    (c = cell(r, &r->sw, ent, x->t)))
-			c[S_BYTES] += (double)(x->u.port.xmit_bytes +
-					       x->u.port.rcv_bytes);
+		    (c = cell(r, &r->sw, ent, x->t))) {
+			c[S_XMIT] += (double)x->u.port.xmit_bytes;
+			c[S_RCV] += (double)x->u.port.rcv_bytes;
+		}
+		break;
+	case BCN_REC_TOPOLOGY:
+		if ((rc = bcn_net_take_topology(&r->topo, x)) && !r->fail)
+			r->fail = rc;
 		break;
 	default:
 		break;
@@ -896,7 +906,23 @@ static size_t prefix_len(const char *name)
 	return s ? (size_t)(s - name) : strlen(name);
 }
 
-/* One switch: rows idx[0..n) are its ports. */
+static double port_bytes(const struct bcn_grid *g, size_t row, size_t b)
+{
+	const double *x = bcn_grid_row(g, row);
+
+	return bcn_grid_at(g, x, b, S_XMIT) + bcn_grid_at(g, x, b, S_RCV);
+}
+
+/* The busier direction of a port in bucket b, bytes. */
+static double port_dir(const struct bcn_grid *g, size_t row, size_t b)
+{
+	const double *x = bcn_grid_row(g, row);
+
+	return fmax(bcn_grid_at(g, x, b, S_XMIT), bcn_grid_at(g, x, b, S_RCV));
+}
+
+/* One switch without topology: rows idx[0..n) are its ports; its
+ * busiest port against all the others. */
 static int hot_one(struct round *r, const size_t *idx, size_t n,
 		   struct bcn_anomaly *a)
 {
@@ -911,7 +937,7 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 		size_t arg = idx[0];
 
 		for (size_t k = 0; k < n; k++) {
-			double v = bcn_grid_at(g, bcn_grid_row(g, idx[k]), b, S_BYTES);
+			double v = port_bytes(g, idx[k], b);
 
 			sum += v;
 			if (v > mx) {
@@ -932,12 +958,9 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 		double port = 0, rest = 0;
 
 		for (size_t b = runs[k].first; b <= runs[k].last; b++)
-			for (size_t j = 0; j < n; j++) {
-				double v = bcn_grid_at(g, bcn_grid_row(g, idx[j]), b,
-						       S_BYTES);
-
-				*(idx[j] == top ? &port : &rest) += v;
-			}
+			for (size_t j = 0; j < n; j++)
+				*(idx[j] == top ? &port : &rest) +=
+					port_bytes(g, idx[j], b);
 		bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, top),
 			     severity_of(port / fmax(rest, 1), lim),
 			     port / fmax(rest, 1));
@@ -950,13 +973,179 @@ static int hot_one(struct round *r, const size_t *idx, size_t n,
 	return rc;
 }
 
+/* The cabling of grid row i ("switch/port"), or NULL. */
+static const struct bcn_net_link *row_link(const struct round *r, size_t i)
+{
+	const char *nm = bcn_grid_name(&r->sw, i), *sl = strrchr(nm, '/');
+	char sw[BCN_ENTITY_MAX];
+	char *end;
+	unsigned long long p;
+
+	if (!sl || (size_t)(sl - nm) >= sizeof(sw))
+		return NULL;
+	p = strtoull(sl + 1, &end, 10);
+	if (*end)
+		return NULL;
+	memcpy(sw, nm, (size_t)(sl - nm));
+	sw[sl - nm] = 0;
+	return bcn_net_link_of(&r->topo, sw, p);
+}
+
+/* A switch with topology: its uplinks and host ports (grid rows), the
+ * uplinks' rates, scratch for medians. */
+struct upset {
+	const size_t *up, *down;
+	size_t nu, nd;
+	double *rate, *scratch;
+};
+
+/* The median of the other uplinks' busier direction in bucket b, bytes;
+ * -1 without peers. */
+static double peer_median(const struct round *r, const struct upset *x,
+			  size_t u, size_t b)
+{
+	size_t k = 0;
+
+	for (size_t j = 0; j < x->nu; j++)
+		if (j != u)
+			x->scratch[k++] = port_dir(&r->sw, x->up[j], b);
+	return k ? bcn_median(x->scratch, k) : -1;
+}
+
+/* An uplink's share of what the host ports moved in bucket b, bytes;
+ * -1 without host ports (a spine). */
+static double down_share(const struct round *r, const struct upset *x,
+			 size_t b)
+{
+	double sum = 0;
+
+	for (size_t j = 0; j < x->nd; j++)
+		sum += port_bytes(&r->sw, x->down[j], b);
+	return x->nd ? sum / (double)x->nu : -1;
+}
+
+/* Is uplink u hot in bucket b: at least hot_min_bytes/s in its busier
+ * direction, and that direction at hot_util of its rate, or at hot_pct
+ * of its peer uplinks' median, or its bytes at hot_pct of its share of
+ * the host ports' bytes (a leaf's uplinks carry what its hosts send and
+ * receive, no more: the excess is traffic from elsewhere). */
+static bool uplink_hot(const struct round *r, const struct upset *x,
+		       size_t u, size_t b)
+{
+	const double hot = (double)r->c->hot_pct / 100;
+	double v = port_dir(&r->sw, x->up[u], b), med, share;
+
+	if (v / r->secs < (double)r->c->hot_min_bytes)
+		return false;
+	if (x->rate[u] > 0 && v / r->secs / x->rate[u] >=
+	    (double)r->c->hot_util_pct / 100)
+		return true;
+	med = peer_median(r, x, u, b);
+	if (med >= 0 && v >= hot * fmax(med, 1))
+		return true;
+	share = down_share(r, x, b);
+	return share >= 0 && port_bytes(&r->sw, x->up[u], b) >= hot * fmax(share, 1);
+}
+
+/* The anomaly of one run of hot buckets of uplink u: scored by its mean
+ * utilisation over the run when that reached hot_util, else by its
+ * bytes over its share of the host ports' (a leaf) or over its peers'
+ * median (a spine). */
+static int hot_uplink_run(struct round *r, const struct upset *x, size_t u,
+			  const struct bcn_run *run, struct bcn_anomaly *a)
+{
+	const struct bcn_grid *g = &r->sw;
+	const struct bcn_net_link *l = row_link(r, x->up[u]);
+	size_t nb = run->last - run->first + 1;
+	double dir = 0, bytes = 0, peers = 0, share = 0;
+	double secs = (double)nb * r->secs, util, score, lim;
+
+	for (size_t b = run->first; b <= run->last; b++) {
+		dir += port_dir(g, x->up[u], b);
+		bytes += port_bytes(g, x->up[u], b);
+		peers += fmax(peer_median(r, x, u, b), 0);
+		share += fmax(down_share(r, x, b), 0);
+	}
+	util = x->rate[u] > 0 ? dir / secs / x->rate[u] : 0;
+	if (util >= (double)r->c->hot_util_pct / 100) {
+		score = util;
+		lim = (double)r->c->hot_util_pct / 100;
+	} else {
+		score = x->nd ? bytes / fmax(share, 1) : dir / fmax(peers, 1);
+		lim = (double)r->c->hot_pct / 100;
+	}
+	bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, x->up[u]),
+			 severity_of(score, lim), score);
+	snprintf(a->evidence, sizeof(a->evidence), "{\"uplink\":true,"
+		 "\"bytes_per_s\":%.0f,\"rate\":%.0f,\"utilisation\":%.3f,"
+		 "\"peer_median_bytes_per_s\":%.0f,\"peers\":%zu,"
+		 "\"host_share_bytes_per_s\":%.0f,\"host_ports\":%zu,"
+		 "\"limit\":%.2f,\"remote_port\":%" PRIu64 "}", dir / secs,
+		 x->rate[u], util, peers / secs, x->nu - 1, share / secs, x->nd,
+		 lim, l ? l->remote_port : 0);
+	return emit(r, a, g, run);
+}
+
+/* One switch with topology: each uplink on its own, a run names it. */
+static int hot_uplinks(struct round *r, struct upset *x,
+		       struct bcn_anomaly *a)
+{
+	const struct bcn_grid *g = &r->sw;
+	struct bcn_run runs[RUNS_MAX];
+	int rc = 0;
+
+	x->rate = calloc(2 * x->nu, sizeof(double));
+	if (!x->rate)
+		return -ENOMEM;
+	x->scratch = x->rate + x->nu;
+	for (size_t u = 0; u < x->nu; u++)
+		x->rate[u] = (double)row_link(r, x->up[u])->rate;
+	for (size_t u = 0; !rc && u < x->nu; u++) {
+		size_t nr;
+
+		for (size_t b = 0; b < g->nb; b++)
+			r->state[b] = port_bytes(g, x->up[u], b) <= 0 ?
+				BCN_RUN_IDLE : uplink_hot(r, x, u, b) ?
+				BCN_RUN_FLAGGED : BCN_RUN_NORMAL;
+		nr = bcn_grid_runs(r->state, g->nb, buckets_of(r, r->c->gap_ms),
+				   buckets_of(r, r->c->hot_min_ms), 2, runs,
+				   RUNS_MAX);
+		for (size_t k = 0; !rc && k < nr; k++)
+			rc = hot_uplink_run(r, x, u, &runs[k], a);
+	}
+	free(x->rate);
+	return rc;
+}
+
+/* The rows of one switch: its uplinks (by topology) on their own when
+ * it has any, else the busiest-port rule. up has room for n rows. */
+static int hot_switch(struct round *r, const size_t *idx, size_t n,
+		      size_t *up, struct bcn_anomaly *a)
+{
+	struct upset x = { .up = up, .down = up + n };
+	size_t *down = up + n;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct bcn_net_link *l = row_link(r, idx[k]);
+
+		if (l && l->kind == BCN_TOPO_SWITCH)
+			up[x.nu++] = idx[k];
+		else if (l)
+			down[x.nd++] = idx[k];
+	}
+	if (x.nu)
+		return hot_uplinks(r, &x, a);
+	return n >= 2 ? hot_one(r, idx, n, a) : 0;
+}
+
 static int rule_hot(struct round *r)
 {
 	size_t n = r->sw.nrows, *idx = malloc((n ? n : 1) * sizeof(*idx));
+	size_t *up = malloc((n ? 2 * n : 1) * sizeof(*up));
 	struct bcn_anomaly *a = malloc(sizeof(*a));
 	int rc = 0;
 
-	if (!idx || !a) {
+	if (!idx || !up || !a) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -973,11 +1162,11 @@ static int rule_hot(struct round *r)
 			if (prefix_len(nm) != pl || strncmp(nm, first, pl))
 				break;
 		}
-		if (e - s >= 2)
-			rc = hot_one(r, idx + s, e - s, a);
+		rc = hot_switch(r, idx + s, e - s, up, a);
 	}
 out:
 	free(idx);
+	free(up);
 	free(a);
 	return rc;
 }
@@ -1018,11 +1207,12 @@ int bcn_detect_round(const struct bcn_detect_config *c,
 			   .secs = (double)c->bucket_ms / 1000, .err = err,
 			   .errlen = errlen };
 	struct bcn_grid *grids[] = { &r.fwd, &r.ost, &r.mds, &r.sw, &r.jobs };
-	static const size_t nfields[] = { 8, 1, 1, 1, 2 };
+	static const size_t nfields[] = { 8, 1, 1, 2, 2 };
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
 	to = (to + b - 1) / b * b;
+	bcn_net_init(&r.topo, to, c->max_components);
 	for (size_t i = 0; !rc && i < 5; i++)
 		rc = bcn_grid_init(grids[i], from, to, b, nfields[i],
 				   c->max_components);
@@ -1051,6 +1241,7 @@ int bcn_detect_round(const struct bcn_detect_config *c,
 	}
 out:
 	free(r.state);
+	bcn_net_free(&r.topo);
 	for (size_t i = 0; i < 5; i++)
 		bcn_grid_free(grids[i]);
 	return rc;

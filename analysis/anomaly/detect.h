@@ -44,7 +44,9 @@ struct bcn_detect_config {
 	uint64_t prone_iops;
 	uint64_t prone_share_pct;       /* of the node's bytes */
 	/* hot_switch */
-	uint64_t hot_pct;               /* busiest port / the rest */
+	uint64_t hot_pct;               /* busiest port / the rest, or an
+					 * uplink / its peers' median */
+	uint64_t hot_util_pct;          /* an uplink's utilisation */
 	uint64_t hot_min_bytes;         /* busiest port, bytes/s */
 	int64_t hot_min_ms;
 };
@@ -137,10 +139,16 @@ struct bcn_detect_config {
 	  BCN_CFG_MEMBER(type, m.prone_share_pct), .min = 1, .max = 100, \
 	  .def = "30", .help = "...when it moves this percent of the " \
 	  "congested node's bytes." }, \
+	{ "anomaly_hot_util_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.hot_util_pct), .min = 1, .max = 100, \
+	  .def = "80", .help = "hot_switch: an uplink (by the topology) " \
+	  "busier in one direction than this percent of its link rate..." }, \
 	{ "anomaly_hot_pct", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.hot_pct), \
 	  .min = 101, .max = 100000, .def = "150", \
-	  .help = "hot_switch: the busiest port of a switch (its uplink) " \
-		  "carries above this percent of all its other ports..." }, \
+	  .help = "hot_switch: ...or above this percent of the median of its " \
+		  "peer uplinks or of its share of the host ports' bytes (a " \
+		  "switch without topology: its busiest port above this " \
+		  "percent of all its other ports)..." }, \
 	{ "anomaly_hot_min_bytes", BCN_CFG_SIZE, BCN_CFG_MEMBER(type, m.hot_min_bytes), \
 	  .def = "1M", .help = "...at this many counter units/s at least..." }, \
 	{ "anomaly_hot_min_duration", BCN_CFG_DURATION, \

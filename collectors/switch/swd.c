@@ -22,6 +22,7 @@
 #include "collectors/switch/ibcounters.h"
 #include "collectors/switch/pma.h"
 #include "collectors/switch/swd.h"
+#include "collectors/switch/swd_topo.h"
 #include "common/clock.h"
 #include "collectors/runtime/collector.h"
 #include "collectors/runtime/counter.h"
@@ -63,6 +64,8 @@ struct swd_conf {
 	int64_t pq_timeout_ms;
 	uint64_t max_ports;
 	uint64_t forget_after;
+	char topo_file[BCN_COLLECTOR_PATH_MAX];
+	int64_t topo_every_ms;
 	struct bcn_collector_conf cc;
 };
 
@@ -144,6 +147,13 @@ static const struct bcn_config_opt swd_options[] = {
 	{ "forget_after", BCN_CFG_UINT, M(forget_after), .min = 1,
 	  .max = 1000000, .def = "10",
 	  .help = "Forget a port missing from this many samples in a row." },
+	{ "topology_file", BCN_CFG_PATH, M(topo_file),
+	  .help = "The fabric's ibnetdiscover output (topology or -p "
+		  "format), sent as topology records at start, when it "
+		  "changes and every topology_interval; empty: none." },
+	{ "topology_interval", BCN_CFG_DURATION, M(topo_every_ms),
+	  .min = 1000, .max = 604800000, .def = "1h",
+	  .help = "Resend the topology this often." },
 	BCN_COLLECTOR_CONFIG_OPTIONS(struct swd_conf, cc),
 	{ .name = NULL }
 };
@@ -158,6 +168,7 @@ struct swd {
 	struct bcn_complain pq_c[BCN_SWD_MAX_TARGETS];  /* per target */
 	struct bcn_complain sat_c, full_c;
 	uint64_t saturated;
+	struct bcn_swd_topo topo;
 	struct bcn_pma *pma;            /* source pma */
 	struct bcn_swd_target pma_t[BCN_SWD_MAX_TARGETS];
 	struct bcn_pma_stats pma_total;
@@ -793,6 +804,7 @@ static int swd_sample(void *arg, struct bcn_collector *c, int64_t t,
 		rc = sample_pma(s, c, now);
 	s->nsample++;
 	bcn_counter_sweep(s->ports);
+	rc = rc ? rc : bcn_swd_topo_sample(&s->topo, c, now);
 	return rc;
 }
 
@@ -855,6 +867,8 @@ static int swd_init(void *arg, struct bcn_collector *c)
 			return rc;
 		}
 	}
+	s->topo.path = s->conf->topo_file;
+	s->topo.every_ns = s->conf->topo_every_ms * 1000000;
 	if (s->conf->source == SWD_SRC_PMA) {
 		rc = pma_init(s);
 		if (rc)
@@ -862,9 +876,10 @@ static int swd_init(void *arg, struct bcn_collector *c)
 	} else if (s->conf->npma_sw) {
 		BCN_ERR("pma_switch is set but source is not pma");
 		return -EINVAL;
-	} else if (!s->conf->hca && !s->conf->ntargets) {
+	} else if (!s->conf->hca && !s->conf->ntargets &&
+		   !s->conf->topo_file[0]) {
 		BCN_ERR("nothing to sample: hca_counters is off and no "
-			"perfquery_target is set");
+			"perfquery_target or topology_file is set");
 		return -EINVAL;
 	}
 	rc = bcn_counter_table_new("ports", s->conf->max_ports,
@@ -907,6 +922,7 @@ static void swd_fini(void *arg)
 	free(s->pq);
 	s->pq = NULL;
 	bcn_buf_free(&s->out);
+	bcn_swd_topo_free(&s->topo);
 }
 
 static const struct bcn_collector_ops swd_ops = {

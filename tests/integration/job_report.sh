@@ -13,7 +13,10 @@
 # a job reaching the log server drops its cached report, and the next
 # report counts it; `beacon top --once --json` over the whole run gives
 # every job's bytes, forwarding nodes and OSTs as the reports do, busiest
-# first; an unknown job is an error.
+# first; an unknown job is an error. The simulated fabric's topology
+# records place every job's nodes on their leaf switches: each report's
+# network part names exactly those, and their ports carried what the
+# job's nodes moved.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -109,7 +112,7 @@ for l in open(sys.argv[1]):
 	grep -q "^Job $id " "$T/job$id.txt" || fail "text report of $id: $(head -2 "$T/job$id.txt")"
 done
 python3 - "$T" <<'PYEOF'
-import json, sys
+import json, re, sys
 T = sys.argv[1]
 bad = []
 truth = [json.loads(l) for l in open(T + "/truth.jsonl")]
@@ -149,6 +152,24 @@ for t in jobs:
         bad.append("job %d: no_io on a job with I/O" % t["job"])
     if t["sim_mode"] == "meta" and (r["mdts"] == [] or r["meta_ops"] == 0):
         bad.append("job %d: metadata job without MDT operations" % t["job"])
+    # the network part: the leaf switches of its nodes (12 per switch, by
+    # the simulator's topology records), its data crossing their ports
+    net, want = r["network"], set()
+    for part in re.findall(r"(\w+?)(?:\[([^\]]*)\]|(\d+))(?:,|$)", r["nodelist"]):
+        for rng in (part[1].split(",") if part[1] else [part[2]]):
+            a, _, b = rng.partition("-")
+            for n in range(int(a), int(b or a) + 1):
+                want.add("sw%02d" % ((n - 1) // 12 + 1))
+    got = sorted(x["switch"] for x in net["switches"]) if net else None
+    if got != sorted(want):
+        bad.append("job %d (%s): switches %s, want %s" % (t["job"], r["nodelist"], got, sorted(want)))
+    elif net["unplaced_nodes"] or any(x["uplinks"] != 1 for x in net["switches"]):
+        bad.append("job %d: network %s" % (t["job"], net))
+    else:
+        moved = sum(x["xmit_bytes"] + x["rcv_bytes"] for x in net["switches"])
+        data = t["read_bytes"] + t["write_bytes"]
+        if not (0.95 * data <= moved <= 1.05 * data + 4096 * 64):
+            bad.append("job %d: %d bytes on its ports, %d moved" % (t["job"], moved, data))
 modes = sorted(d["mode"] for d in jobs)
 if modes != sorted(["N-N", "N-1", "N-M", "1-1", "none", "none"]):
     bad.append("the simulation does not cover every mode: %s" % modes)

@@ -6,7 +6,11 @@
 # tick at a time; beacon-swd (--root on sw01's directory) samples after
 # each. Per interval, each node port must have transmitted exactly
 # 100 MiB (25,600 packets of 4 KiB) and the uplink received twice the
-# ports' sum, the truth file's factor.
+# ports' sum, the truth file's factor. The simulator's cabling
+# (OUT/topology.net, ibnetdiscover's format) read by beacon-swd's
+# topology_file gives one topology record per cabled port: the 16 nodes
+# on their ports, each leaf's uplink to the core and the core's ports to
+# them, the leaves named as the port records name them.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -28,7 +32,8 @@ EOF
 TICKS=4
 "$SIM" --config "$T/sim.conf" --until 1 2> "$T/sim.log" || fail "beacon-sim"
 "$SWD" --node sw01 --root "$T/sim/sw01" --interval 1h --count "$TICKS" \
-	--output "$T/out.bin" --log-level info 2> "$T/swd.log" &
+	--output "$T/out.bin" --log-level info --topology-file "$T/sim/topology.net" \
+	2> "$T/swd.log" &
 pid=$!
 pids+=("$pid")
 bcn_wait_sample "$T/swd.log" 1 "$pid"
@@ -67,6 +72,16 @@ for p in range(1, 9):
 for r in ports[9]:
     if not (r["rcv_bytes"] == truth[0]["factor"] * 8 * mib100):
         raise SystemExit("check failed: %r" % ((r),))
+topo = [r for r in recs if r["type"] == "topology"]
+if len(topo) != 20:
+    raise SystemExit("topology records: %d" % len(topo))
+by = {(r["switch_name"], r["port"]): r for r in topo}
+a, b, up = by[("sw01", 1)], by[("sw02", 8)], by[("sw02", 9)]
+if (a["remote_kind"], a["remote_name"], a["rate"]) != ("host", "cn00001", 12500000000) or \
+   b["remote_name"] != "cn00016" or a["switch"] != "0x00beac0001000001" or \
+   (up["remote_kind"], up["remote_name"], up["remote_port"]) != ("switch", "core", 2) or \
+   (by[("core", 2)]["remote_name"], by[("core", 2)]["remote_port"]) != ("sw02", 9):
+    raise SystemExit("topology: %r %r %r" % (a, b, up))
 print("sw01: 8 node ports x 100 MiB, uplink", ports[9][0]["rcv_bytes"], "bytes per interval: ok")
 PYEOF
 echo "sim_ib: ok"

@@ -8,6 +8,10 @@
 # transmitted exactly 100 MiB (25,600 packets of 4 KiB), read from the
 # switch's PMA (no MAD crosses node ports after the first walk). The
 # uplink carries beacon-swd's own MADs too: checked as a lower bound.
+# The simulator's OUT/topology.net equals what the real ibnetdiscover
+# finds in the ibsim fabric (every cabled switch port with its far end;
+# the ibsim-only adapter mgmt and the link rates aside), both read by
+# beacon-swd's topology_file.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}" "${BCN_TEST_DATA:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -83,5 +87,24 @@ for r in ports[9]:        # the job's reads arrive on the uplink
     if not (r["rcv_bytes"] >= 8 * mib100):
         raise SystemExit("check failed: %r" % (r,))
 print("sw01 through its PMA: 8 node ports x 100 MiB per interval: ok")
+PYEOF
+# --- the cabling: ibnetdiscover's view against the simulator's file
+bcn_ibsim_run ibnetdiscover > "$T/discovered.topo" 2> "$T/ibnd.log" ||
+	fail "ibnetdiscover: $(tail -3 "$T/ibnd.log")"
+for f in discovered.topo sim/topology.net; do
+	"$SWD" --node n --no-hca-counters --topology-file "$T/$f" --count 1 \
+		--output "$T/$(basename "$f").bin" 2>> "$T/topo.log" || fail "beacon-swd on $f"
+	"$BEACON" decode "$T/$(basename "$f").bin" > "$T/$(basename "$f").jsonl" || fail "decode $f"
+done
+/usr/bin/python3 - "$T/discovered.topo.jsonl" "$T/topology.net.jsonl" <<'PYEOF' || fail "topology"
+import json, sys
+keys = ("switch", "switch_name", "port", "remote_kind", "remote", "remote_port", "remote_name")
+def links(path):
+    return {tuple(r[k] for k in keys) for r in map(json.loads, open(path))
+            if r["remote_name"] != "mgmt"}
+d, s = links(sys.argv[1]), links(sys.argv[2])
+if d != s or len(s) != 16 + 2 + 2:
+    raise SystemExit("ibnetdiscover only: %s\nsimulator only: %s" % (sorted(d - s), sorted(s - d)))
+print("topology.net: the %d cabled ports ibnetdiscover finds: ok" % len(s))
 PYEOF
 echo "sim_ibsim: ok"

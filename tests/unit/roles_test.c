@@ -54,7 +54,8 @@ static void test_types(void **state)
 	assert_true(bcn_role_types(BCN_ROLE_MDS) & T(BCN_REC_MDS));
 	assert_true(bcn_role_types(BCN_ROLE_FORWARDING) & T(BCN_REC_FWD_RPC));
 	assert_false(bcn_role_types(BCN_ROLE_FORWARDING) & T(BCN_REC_IO));
-	assert_int_equal(bcn_role_types(BCN_ROLE_SWITCH), T(BCN_REC_PORT));
+	assert_int_equal(bcn_role_types(BCN_ROLE_SWITCH),
+			 T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY));
 	assert_int_equal(bcn_role_types(BCN_ROLE_SCHEDULER), T(BCN_REC_JOB));
 	assert_int_equal(bcn_role_types(BCN_ROLE_NONE), 0);
 	for (int t = 1; t < BCN_REC_TYPE_MAX; t++)

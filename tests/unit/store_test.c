@@ -360,6 +360,15 @@ static void fill_plain(struct bcn_record *r, unsigned e)
 		r->u.job.nodelist = "cn[001-128]";
 		r->u.job.nnodes = 128;
 		break;
+	case BCN_REC_TOPOLOGY:
+		r->u.topo.sw = "0x7cfe3c0300a6b4e0";
+		r->u.topo.port = 1 + e % 36;
+		r->u.topo.remote_kind = rnd() % BCN_TOPO_KIND_MAX;
+		r->u.topo.remote = "0x7cfe900300b2c4d1";
+		r->u.topo.remote_port = 1 + rnd() % 36;
+		r->u.topo.remote_name = nodes[e % NPOOL(nodes)];
+		r->u.topo.rate = 12500000000ull;
+		break;
 	}
 }
 
@@ -761,7 +770,7 @@ static void test_roundtrip_types(void **state)
 	struct fx *f = *state;
 	struct batch b;
 
-	batch_init(&b, 7 * 60);
+	batch_init(&b, (BCN_REC_TYPE_MAX - 1) * 60);
 	for (int type = 1; type < BCN_REC_TYPE_MAX; type++) {
 		for (uint32_t i = 0; i < 60; i++) {
 			struct bcn_record *r = batch_add(&b, type,
@@ -780,8 +789,10 @@ static void test_roundtrip_types(void **state)
 
 		q.part = BCN_STORE_PART_ANY;
 		n = check_scan(f->s, &b, &q);
-		/* forward holds fwd_req and fwd_rpc */
-		assert_int_equal(n, layer == BCN_LAYER_FORWARD ? 120 : 60);
+		/* forward holds fwd_req and fwd_rpc, switch port and
+		 * topology */
+		assert_int_equal(n, layer == BCN_LAYER_FORWARD ||
+				 layer == BCN_LAYER_SWITCH ? 120 : 60);
 	}
 	batch_free(&b);
 }
