@@ -226,12 +226,9 @@ def query(*args):
 
 
 def rec_t(r):
-    """A record's t in epoch seconds (float)."""
-    t = r["t"]
-    if isinstance(t, (int, float)):
-        return t / 1e9 if t > 1e12 else t
-    m = re.match(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z", t)
-    return iso(m.group(1) + "Z") + float(m.group(2) or 0)
+    """A record's t (ns since the epoch, as beacon query prints it) in
+    seconds."""
+    return r["t"] / 1e9
 
 
 def fwd_stats(recs):
@@ -239,7 +236,7 @@ def fwd_stats(recs):
     fwd_req records, merged as counts and sums."""
     acc = {}
     for r in recs:
-        if r.get("type") != "fwd_req" or r.get("cls") != "all":
+        if r.get("type") != "fwd_req" or r.get("class") != "all":
             continue
         a = acc.setdefault(r["node"], [0, 0, None, 0, 0, None])
         la, qu = r["latency"], r["queue"]
@@ -275,7 +272,7 @@ if fnode:
     st, _, js = req("GET", "/api/v1/series?layer=forward&entity=%s&from=%d&to=%d&step=5s" % (fnode, s, e), who=a)
     per = {}
     for r in query("--layer", "forward", "--entity", fnode, "--from", str(s), "--to", str(e)):
-        per.setdefault(int(rec_t(r)) // 5 * 5, []).append(r)
+        per.setdefault(r["t"] // 10**9 // 5 * 5, []).append(r)
     pts = {iso(p_["t"]): p_ for p_ in js.get("points", [])}
     check(st == 200 and any("latency_mean_us" in p_ for p_ in pts.values()),
           "forward series without latency: %d %r" % (st, str(js)[:300]))
