@@ -94,7 +94,7 @@ function groupSection(ov) {
     chart('ov-mdsgroup-chart').clear();
     return;
   }
-  put('ov-mdsgroup', table(['MDT', ov.groups_by === 'fwd' ? 'forwarding node' : 'client NID', 'metadata ops/s'],
+  put('ov-mdsgroup', table(['MDT', ov.groups_by === 'fwd' ? 'group (forwarding node, else NID)' : 'client NID', 'metadata ops/s'],
     rows.flatMap((r) => r.groups.map((g) => [r.entity, g.group, num(g.meta_ops_rate, 2)]))));
   groupChart('ov-mdsgroup-chart', rows);
 }
