@@ -390,7 +390,7 @@ static int clients_load(struct bcn_web_req *q, struct clients *cl,
 		rc = rc < 0 ? rc : 0;
 	}
 	pthread_mutex_unlock(&q->w->lock);
-	if (!rc)
+	if (!rc && cl->map.n)
 		qsort(cl->map.e, cl->map.n, sizeof(*cl->map.e), map_cmp);
 	return rc;
 }
