@@ -437,8 +437,9 @@ int bcn_web_overview(struct bcn_web_req *q, struct bcn_web_resp *p)
 	}
 	if (!rc && s.all)
 		rc = bcn_buf_printf(&p->body, ",\"clients_truncated\":%s,"
-				    "\"groups_by\":\"%s\"",
+				    "\"map_truncated\":%s,\"groups_by\":\"%s\"",
 				    cl.t.full ? "true" : "false",
+				    cl.map.full ? "true" : "false",
 				    cl.by_fwd && cl.map.n ? "fwd" : "nid");
 	if (!rc)
 		rc = bcn_buf_adds(&p->body, "}");

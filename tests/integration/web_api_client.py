@@ -308,7 +308,8 @@ for c, v in byc.items():
     grp[g] = grp.get(g, 0) + v
 st, _, ovc = req("GET", "/api/v1/overview?to=%d&window=1h" % to_c, who=admin)
 mdt = [x for x in ovc.get("mds", []) if x["entity"] == "lustre-MDT0000"]
-check(st == 200 and mdt and ovc.get("groups_by") == "fwd", "admin overview of storefill's hour: %d %r" % (st, str(ovc)[:300]))
+check(st == 200 and mdt and ovc.get("groups_by") == "fwd" and ovc.get("map_truncated") is False
+      and ovc.get("clients_truncated") is False, "admin overview of storefill's hour: %d %r" % (st, str(ovc)[:300]))
 if mdt:
     m = mdt[0]
     gotc = {x["client"]: x["meta_ops_rate"] for x in m.get("clients", [])}
@@ -332,7 +333,7 @@ for who_, name in ((a, "user08"), (b, "user16")):
     for q_ in ("to=%d&window=1h" % to_c, "to=%d&window=20s" % mid):
         st, _, js = req("GET", "/api/v1/overview?" + q_, who=who_)
         leak = [x for x in js.get("mds", []) if {"clients", "groups"} & set(x)]
-        check(st == 200 and not leak and "groups_by" not in js and "clients_truncated" not in js,
+        check(st == 200 and not leak and not {"groups_by", "clients_truncated", "map_truncated"} & set(js),
               "%s's overview carries client data: %r" % (name, str(js)[:300]))
 
 # --- anomalies, CSRF ------------------------------------------------------
