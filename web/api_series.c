@@ -1,7 +1,9 @@
 /* /api/v1/series?layer=&entity=&from=&to=&step=[&part=]: the bucketed
  * sums of one component's records (bcn_store_sum over every store),
  * with a bounded range (web_range_max) and number of points
- * (web_points_max). A user gets only a component their jobs used,
+ * (web_points_max); for a forwarding node also each bucket's request
+ * latency and queue length (its class "all" fwd_req records' merged
+ * distributions). A user gets only a component their jobs used,
  * within one of those jobs' windows (web/access.h); otherwise 403. */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,11 +22,55 @@
 static const char *const layers[] = { "client", "forward", "ost", "mds",
 	"switch", NULL };
 
+/* A bucket's merged latency (us) and queue length distributions. */
+struct fstat {
+	uint64_t lat_n, lat_sum, lat_max, q_n, q_sum, q_max;
+};
+
 struct acc {
 	int64_t base, step;
 	size_t n;
 	struct bcn_store_bucket *b;
+	struct fstat *f;                /* forward only, else NULL */
 };
+
+static int add_fwd(void *arg, const struct bcn_record *r)
+{
+	struct acc *a = arg;
+	const struct bcn_rec_fwd_req *q = &r->u.fwd_req;
+	int64_t k = bcn_timefmt_floor_div(r->t - a->base, a->step);
+	struct fstat *f;
+
+	if (r->type != BCN_REC_FWD_REQ || q->cls != BCN_FWD_ALL || k < 0 ||
+	    (size_t)k >= a->n)
+		return 0;
+	f = &a->f[k];
+	f->lat_n += q->latency.count;
+	f->lat_sum += q->latency.sum;
+	if (q->latency.count && q->latency.max > f->lat_max)
+		f->lat_max = q->latency.max;
+	f->q_n += q->queue.count;
+	f->q_sum += q->queue.sum;
+	if (q->queue.count && q->queue.max > f->q_max)
+		f->q_max = q->queue.max;
+	return 0;
+}
+
+static int fstat_json(const struct fstat *f, struct bcn_buf *out)
+{
+	int rc = 0;
+
+	if (f->lat_n)
+		rc = bcn_buf_printf(out, ",\"latency_mean_us\":%.1f,"
+				    "\"latency_max_us\":%" PRIu64,
+				    (double)f->lat_sum / (double)f->lat_n,
+				    f->lat_max);
+	if (!rc && f->q_n)
+		rc = bcn_buf_printf(out, ",\"queue_mean\":%.2f,\"queue_max\":"
+				    "%" PRIu64, (double)f->q_sum /
+				    (double)f->q_n, f->q_max);
+	return rc;
+}
 
 static int add(void *arg, const struct bcn_store_bucket *b)
 {
@@ -61,11 +107,15 @@ static int points_json(const struct acc *a, struct bcn_buf *out)
 				    ",\"read_bytes\":%" PRIu64 ",\"write_bytes\":"
 				    "%" PRIu64 ",\"read_ops\":%" PRIu64
 				    ",\"write_ops\":%" PRIu64 ",\"meta_ops\":"
-				    "%" PRIu64 ",\"other_ops\":%" PRIu64 "}",
+				    "%" PRIu64 ",\"other_ops\":%" PRIu64,
 				    first ? "" : ",", t, b->records,
 				    b->sum.read_bytes, b->sum.write_bytes,
 				    b->sum.read_ops, b->sum.write_ops,
 				    b->sum.meta_ops, b->sum.other_ops);
+		if (!rc && a->f)
+			rc = fstat_json(&a->f[i], out);
+		if (!rc)
+			rc = bcn_buf_adds(out, "}");
 		first = false;
 	}
 	return rc;
@@ -146,11 +196,17 @@ int bcn_web_series(struct bcn_web_req *q, struct bcn_web_resp *p)
 	if ((rc = allowed(q, p, layer, &qy)))
 		return rc > 0 ? 0 : rc;
 	a.b = calloc(a.n, sizeof(*a.b));
-	if (!a.b)
-		return -ENOMEM;
+	if (qy.layer == BCN_LAYER_FORWARD)
+		a.f = calloc(a.n, sizeof(*a.f));
+	if (!a.b || (qy.layer == BCN_LAYER_FORWARD && !a.f)) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	pthread_mutex_lock(&q->w->lock);
 	for (size_t i = 0; !rc && i < q->w->st.n; i++)
 		rc = bcn_store_sum(q->w->st.s[i], &qy, a.step, add, &a);
+	if (!rc && a.f)
+		rc = bcn_stores_scan(&q->w->st, &qy, add_fwd, &a);
 	pthread_mutex_unlock(&q->w->lock);
 	if (!rc)
 		rc = bcn_buf_adds(&p->body, "{\"layer\":");
@@ -167,6 +223,8 @@ int bcn_web_series(struct bcn_web_req *q, struct bcn_web_resp *p)
 		rc = points_json(&a, &p->body);
 	if (!rc)
 		rc = bcn_buf_adds(&p->body, "]}");
+out:
+	free(a.f);
 	free(a.b);
 	return rc < 0 ? rc : 0;
 }

@@ -30,7 +30,7 @@ static const char *const p_jobs[] = { "user", "from", "to", "state", "mode",
 	"min_bytes", "limit", "offset", NULL };
 static const char *const p_series[] = { "layer", "entity", "from", "to",
 	"step", "part", NULL };
-static const char *const p_overview[] = { "to", "window", NULL };
+static const char *const p_overview[] = { "to", "window", "group", NULL };
 static const char *const p_heatmap[] = { "layer", "from", "to", NULL };
 static const char *const p_anomalies[] = { "from", "to", "kind",
 	"component", "state", "job", "limit", "offset", NULL };

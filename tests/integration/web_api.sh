@@ -13,7 +13,12 @@
 # unknown paths 404; gzip; CSRF missing or wrong is 403; log-in is
 # rate-limited (429); path traversal on static files is refused; an
 # oversized body is 413; slow and idle clients are cut off by the
-# timeout while others are served.
+# timeout while others are served. The overview's forwarding-node
+# latency and queue length, and a forwarding node's series of them, equal
+# what the fwd_req records (`beacon query`) give; the per-client MDT load
+# (export records stored by tests/tools/storefill a month before the
+# simulation) and its split by forwarding node (the simulator's map) are
+# the records' sums, to the administrator only.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -114,6 +119,13 @@ grep -q "exists" "$T/dup.err" || fail "duplicate user: $(cat "$T/dup.err")"
 [ "$(bcn_mariadb "$T/db" -N -e 'SELECT COUNT(*) FROM beacon.users WHERE password_hash LIKE "$argon2id$%"')" = 3 ] ||
 	fail "passwords are not stored as Argon2id hashes"
 grep -rq "$(cat "$T/pw.user08")" "$T/db/data/beacon" 2>/dev/null && fail "a password is in the database files"
+
+# export records of MDTs (and others), a month before the simulation
+printf 'store_backend = sqlite\nstore_dir = %s\n' "$T/store" > "$T/fill.conf"
+fill_start=$(( epoch - 30 * 86400 ))
+"$BCN_BUILD/tests/storefill" "$T/fill.conf" "$T/fill.exp" 20000 "$fill_start" > "$T/fill.log" 2>&1 ||
+	fail "storefill: $(tail -3 "$T/fill.log")"
+export BCN_FILL_FROM=$(( fill_start - 7200 )) BCN_FILL_TO=$(( fill_start + 50 * 3600 ))
 
 mkdir -p "$T/static/sub"
 echo '<h1>beacon</h1>' > "$T/static/index.html"

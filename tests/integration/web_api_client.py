@@ -217,6 +217,125 @@ check(st == 400 and js.get("param") == "from", "heatmap range bound: %r" % js)
 st, _, js = req("GET", "/api/v1/heatmap?layer=switch", who=admin)
 check(st == 400 and js.get("param") == "layer", "heatmap layer: %r" % js)
 
+# --- forwarding nodes' latency and queue length, MDT clients -------------
+def query(*args):
+    """The records `beacon query` prints for args, parsed."""
+    out = subprocess.run([os.environ["BCN_BEACON"], "query", "--config", os.environ["BCN_JOB_CONF"]]
+                         + list(args), capture_output=True, text=True, check=True).stdout
+    return [json.loads(x) for x in out.splitlines() if x.strip()]
+
+
+def rec_t(r):
+    """A record's t (ns since the epoch, as beacon query prints it) in
+    seconds."""
+    return r["t"] / 1e9
+
+
+def fwd_stats(recs):
+    """{node: (lat mean, lat max, queue mean, queue max)} of the class-all
+    fwd_req records, merged as counts and sums."""
+    acc = {}
+    for r in recs:
+        if r.get("type") != "fwd_req" or r.get("class") != "all":
+            continue
+        a = acc.setdefault(r["node"], [0, 0, None, 0, 0, None])
+        la, qu = r["latency"], r["queue"]
+        a[0] += la["count"]; a[1] += la["sum"]
+        if la["count"]:
+            a[2] = max(a[2] or 0, la["max"])
+        a[3] += qu["count"]; a[4] += qu["sum"]
+        if qu["count"]:
+            a[5] = max(a[5] or 0, qu["max"])
+    return {n: (a[1] / a[0] if a[0] else None, a[2], a[4] / a[3] if a[3] else None, a[5])
+            for n, a in acc.items()}
+
+
+def close(x, y, tol):
+    return (x is None and y is None) or (x is not None and y is not None and abs(x - y) <= tol)
+
+
+want = fwd_stats(query("--layer", "forward", "--from", str(mid - 20), "--to", str(mid)))
+check(want and any(v[0] for v in want.values()) and any(v[2] is not None for v in want.values()),
+      "the simulator's fwd_req records carry no latency or queue samples: %r" % want)
+got = {x["entity"]: x for x in ov["forward"]}
+check(set(got) == set(want), "overview forwarding nodes %s, records of %s" % (sorted(got), sorted(want)))
+for n, (lm, lx, qm, qx) in want.items():
+    x = got.get(n, {})
+    check(close(x.get("latency_mean_us"), lm, 0.06) and x.get("latency_max_us") == lx
+          and close(x.get("queue_mean"), qm, 0.006) and x.get("queue_max") == qx,
+          "overview latency/queue of %s: %r, records give %r" % (n, x, (lm, lx, qm, qx)))
+for x in ovu.get("forward", []):
+    check("latency_mean_us" in x and "queue_max" in x, "user overview lacks latency/queue: %r" % x)
+# a forwarding node's series: per 5 s bucket, as the records give them
+fnode = fwd[0]["node"] if fwd else None
+if fnode:
+    st, _, js = req("GET", "/api/v1/series?layer=forward&entity=%s&from=%d&to=%d&step=5s" % (fnode, s, e), who=a)
+    per = {}
+    for r in query("--layer", "forward", "--entity", fnode, "--from", str(s), "--to", str(e)):
+        per.setdefault(r["t"] // 10**9 // 5 * 5, []).append(r)
+    pts = {iso(p_["t"]): p_ for p_ in js.get("points", [])}
+    check(st == 200 and any("latency_mean_us" in p_ for p_ in pts.values()),
+          "forward series without latency: %d %r" % (st, str(js)[:300]))
+    for b_, rs in per.items():
+        w = fwd_stats(rs).get(fnode)
+        p_ = pts.get(b_, {})
+        if not w:
+            continue
+        check(close(p_.get("latency_mean_us"), w[0], 0.06) and p_.get("latency_max_us") == w[1]
+              and close(p_.get("queue_mean"), w[2], 0.006) and p_.get("queue_max") == w[3],
+              "series bucket %d of %s: %r, records give %r" % (b_, fnode, p_, w))
+# MDT clients: storefill's export records (web_api.sh), an hour's window
+fill = [r for r in query("--layer", "mds", "--part", "client", "--from", os.environ["BCN_FILL_FROM"],
+                         "--to", os.environ["BCN_FILL_TO"])]
+check(len(fill) >= 20, "storefill stored %d export records of MDTs" % len(fill))
+ts = sorted(rec_t(r) for r in fill)
+to_c = max((int(t_) + 1 for t_ in ts), key=lambda t1: sum(1 for t_ in ts if t1 - 3600 <= t_ < t1))
+MD_NOT_META = ("read", "write", "punch")
+byc = {}
+for r in fill:
+    if to_c - 3600 <= rec_t(r) < to_c:
+        ops = r.get("ops", {})
+        byc[r["client"]] = byc.get(r["client"], 0) + sum(v for k, v in ops.items() if k not in MD_NOT_META)
+fwdmap = {}
+for line in open(os.path.join(T, "sim", "slurm", "fwdmap.txt")):
+    if line.strip() and not line.startswith("#"):
+        hl, fw = line.split()[:2]
+        for n in expand(hl):
+            fwdmap[n] = fw
+grp = {}
+for c, v in byc.items():
+    g = fwdmap.get(c.split("@")[0], c)
+    grp[g] = grp.get(g, 0) + v
+st, _, ovc = req("GET", "/api/v1/overview?to=%d&window=1h" % to_c, who=admin)
+mdt = [x for x in ovc.get("mds", []) if x["entity"] == "lustre-MDT0000"]
+check(st == 200 and mdt and ovc.get("groups_by") == "fwd" and ovc.get("map_truncated") is False
+      and ovc.get("clients_truncated") is False, "admin overview of storefill's hour: %d %r" % (st, str(ovc)[:300]))
+if mdt:
+    m = mdt[0]
+    gotc = {x["client"]: x["meta_ops_rate"] for x in m.get("clients", [])}
+    check(len(byc) >= 2 and set(gotc) == set(byc) and all(abs(gotc[c] - byc[c] / 3600) < 0.006 for c in byc),
+          "MDT clients %r, records give %r ops" % (gotc, byc))
+    check([x["client"] for x in m["clients"]] == sorted(byc, key=lambda c: (-byc[c], c)),
+          "MDT clients not busiest first: %r" % m["clients"])
+    gotg = {x["group"]: x["meta_ops_rate"] for x in m.get("groups", [])}
+    check(set(gotg) == set(grp) and all(abs(gotg[g] - grp[g] / 3600) < 0.006 for g in grp)
+          and m.get("groups_others") == 0 and m.get("clients_others") == 0,
+          "MDT client groups %r, records and the map give %r ops" % (gotg, grp))
+    check(any(g.startswith("fwd") for g in grp), "no client of storefill's is in the map: %r" % grp)
+st, _, ovn = req("GET", "/api/v1/overview?to=%d&window=1h&group=nid" % to_c, who=admin)
+mn = [x for x in ovn.get("mds", []) if x["entity"] == "lustre-MDT0000"]
+check(st == 200 and ovn.get("groups_by") == "nid" and mn and
+      {x["group"] for x in mn[0]["groups"]} == set(byc), "group=nid: %r" % str(ovn)[:300])
+st, _, js = req("GET", "/api/v1/overview?group=job", who=admin)
+check(st == 400 and js.get("param") == "group", "overview group=job: %d %r" % (st, js))
+# a plain user never gets the per-client data, not even of an MDT of theirs
+for who_, name in ((a, "user08"), (b, "user16")):
+    for q_ in ("to=%d&window=1h" % to_c, "to=%d&window=20s" % mid):
+        st, _, js = req("GET", "/api/v1/overview?" + q_, who=who_)
+        leak = [x for x in js.get("mds", []) if {"clients", "groups"} & set(x)]
+        check(st == 200 and not leak and not {"groups_by", "clients_truncated", "map_truncated"} & set(js),
+              "%s's overview carries client data: %r" % (name, str(js)[:300]))
+
 # --- anomalies, CSRF ------------------------------------------------------
 st, _, js = req("GET", "/api/v1/anomalies", who=admin)
 check(st == 200 and js["count"] == 2, "admin anomalies: %r" % js)

@@ -138,6 +138,52 @@ await page.locator('#ov-anomalies table').waitFor();
 check((await page.locator('#ov-anomalies tbody tr').allInnerTexts()).some((r) => r.startsWith(String(X.anomaly))),
   'the open anomaly is listed on the overview');
 await shot('overview');
+// the forwarding nodes' latency and queue columns and chart: the API's
+const fmt = (v, d) => (v === null || v === undefined ? '-' :
+  Number(v).toLocaleString('en-US', { maximumFractionDigits: d }));
+const ovApi = await page.evaluate(async ([to, win]) =>
+  (await fetch(`/api/v1/overview?to=${to}&window=${win}`)).json(), [X.to, X.window]);
+const head = await page.locator('#ov-forward thead th').allInnerTexts();
+check(['latency mean (us)', 'latency max (us)', 'queue mean', 'queue max'].every((h) => head.includes(h)),
+  `the forwarding table has latency and queue columns: ${head}`);
+check(ovApi.forward.some((r) => r.latency_mean_us > 0 && r.queue_max !== null),
+  'the API gives the forwarding nodes latency and queue samples');
+for (const r of ovApi.forward) {
+  const cells = await page.locator('#ov-forward tbody tr').filter({ hasText: r.entity }).first()
+    .locator('td').allInnerTexts();
+  const want = [fmt(r.latency_mean_us, 1), fmt(r.latency_max_us, 0), fmt(r.queue_mean, 2), fmt(r.queue_max, 0)];
+  check(JSON.stringify(cells.slice(5, 9)) === JSON.stringify(want),
+    `${r.entity}: latency/queue cells ${cells.slice(5, 9)}, API ${want}`);
+}
+const fq = await option('#ov-fwdq-chart');
+const fqNames = fq ? fq.xAxis[0].data : [];
+const byName = Object.fromEntries(ovApi.forward.map((r) => [r.entity, r]));
+check(fq && fq.series.length === 3 && await canvases('#ov-fwdq-chart') > 0, 'the latency/queue chart is drawn');
+for (const [i, key] of [[0, 'latency_mean_us'], [1, 'queue_mean'], [2, 'queue_max']]) {
+  check(fq && JSON.stringify(fq.series[i].data) === JSON.stringify(fqNames.map((n) => byName[n][key])),
+    `the latency/queue chart's ${key} is the API's`);
+}
+await shot('overview-fwd-queue');
+// the MDT load by client group, over storefill's busiest hour of exports
+await page.goto(`${base}/index.html?to=${X.fill_to}&window=1h`);
+await page.locator('#ov-mdsgroup table').waitFor();
+const gApi = await page.evaluate(async (to) =>
+  (await fetch(`/api/v1/overview?to=${to}&window=1h`)).json(), X.fill_to);
+const mdts = gApi.mds.filter((r) => (r.groups || []).length);
+check(mdts.length > 0 && gApi.groups_by === 'fwd', `the API splits an MDT's load by group: ${JSON.stringify(gApi.mds)}`);
+const gc = await option('#ov-mdsgroup-chart');
+for (const m of mdts) {
+  const x = gc ? gc.xAxis[0].data.indexOf(m.entity) : -1;
+  for (const g of m.groups) {
+    const ser = gc && gc.series.find((z) => z.name === g.group);
+    check(x >= 0 && ser && ser.data[x] === g.meta_ops_rate,
+      `group chart: ${m.entity} ${g.group} ${ser && ser.data[x]}, API ${g.meta_ops_rate}`);
+  }
+}
+const rowsG = await page.locator('#ov-mdsgroup tbody tr').count();
+check(rowsG === mdts.reduce((n, m) => n + m.groups.length, 0), `the group table has a row per MDT and group (${rowsG})`);
+check((gc ? gc.series.map((z) => z.name) : []).some((n) => /^fwd\d+$/.test(n)), 'a group is a forwarding node (the map)');
+await shot('overview-mds-groups');
 
 // --- the injected job name is text everywhere ---------------------------
 step = 'jobs list';
@@ -195,6 +241,27 @@ const cs = await option('#comp-bw');
 check(cs.series.some((s) => s.name.startsWith(X.ost[0]) && s.data.length > 0), 'the component page charts it');
 check(cs.series.some((s) => s.name.startsWith(X.ost[1])), 'and its peers beside it');
 await shot('component');
+
+// a forwarding node: its latency and queue length over time, the API's
+await page.goto(`${base}/component.html?layer=forward&entity=${X.forward[0]}&from=${X.to - 600}&to=${X.to}`);
+await page.waitForFunction(() => {
+  const e = document.getElementById('comp-queue');
+  const c = e && window.echarts.getInstanceByDom(e);
+  return c && c.getOption().series.length;
+});
+const sApi = await page.evaluate(async ([e, from, to]) =>
+  (await fetch(`/api/v1/series?layer=forward&entity=${e}&from=${from}&to=${to}&step=1`)).json(),
+[X.forward[0], X.to - 600, X.to]);
+const pick = (k) => sApi.points.filter((p) => p[k] !== undefined).map((p) => [Date.parse(p.t), p[k]]);
+const lat = await option('#comp-lat'), que = await option('#comp-queue');
+for (const [o, name, key] of [[lat, 'mean', 'latency_mean_us'], [lat, 'max', 'latency_max_us'],
+  [que, 'mean', 'queue_mean'], [que, 'max', 'queue_max']]) {
+  const ser = o && o.series.find((z) => z.name === `${X.forward[0]} ${name}`);
+  check(ser && ser.data.length > 0 && JSON.stringify(ser.data) === JSON.stringify(pick(key)),
+    `the forwarding node's ${key} over time is the API's (${ser ? ser.data.length : 0} points)`);
+}
+check(que && que.series.some((z) => z.name.startsWith(X.forward[1])), 'its peers\' queue lengths beside it');
+await shot('component-forward');
 
 // --- log out -------------------------------------------------------------
 step = 'log out'; allow = [401];

@@ -132,13 +132,24 @@ for u in admin:admin "$plain":user; do
 		fail "beacon user add $name"
 done
 
+# MDT export records (and others) a month before the simulation, for the
+# overview's metadata load by client group
+printf 'store_backend = sqlite\nstore_dir = %s\n' "$T/store" > "$T/fill.conf"
+"$BCN_BUILD/tests/storefill" "$T/fill.conf" "$T/fill.exp" 20000 $(( epoch - 30 * 86400 )) > "$T/fill.log" 2>&1 ||
+	fail "storefill: $(tail -3 "$T/fill.log")"
+
 "$BEACON" job "$ckpt" --config "$T/analyzd.conf" --json --fresh > "$T/ckpt.json" || fail "beacon job $ckpt"
 python3 - "$T" "$ckpt" "$other" "$lone" "$anomaly" "$plain" "$epoch" "$TICKS" "$XSS" \
 	> "$T/expect.json" <<'PY' || fail "expectations"
 import json, sys
 T, ckpt, other, lone, anomaly, plain, epoch, ticks, xss = sys.argv[1:]
 rep = json.load(open(T + "/ckpt.json"))
+# the end of the hour with the most MDT export records storefill stored
+ts = sorted(x["rec"]["t"] // 10**9 for x in map(json.loads, open(T + "/fill.exp"))
+            if x["rec"]["type"] == "mds" and x["rec"].get("client"))
+fill_to = max((t + 1 for t in ts), key=lambda e: sum(1 for t in ts if e - 3600 <= t < e))
 print(json.dumps({
+    "fill_to": fill_to,
     "ckpt": int(ckpt), "ckpt_mode": "N-N", "ckpt_io_phases": len(rep["io_phases"]),
     "ckpt_forwarding": len(rep["forwarding"]), "ckpt_osts": len(rep["osts"]),
     "other": int(other), "lone": int(lone), "xss": xss,

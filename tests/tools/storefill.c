@@ -40,8 +40,13 @@ static const char *const jobids[] = { "", "101", "102" };
  * export's record, else the target's total (docs/store.md, "Parts"). */
 static void set_part(size_t job, const char **client, const char **jobid)
 {
+	/* two NIDs named as beacon-sim names compute nodes (in its
+	 * compute-to-forwarding map) and one address (in no map) */
+	static const char *const nids[] = { "10.0.0.1@tcp", "cn00001@o2ib",
+		"cn00047@o2ib" };
+
 	*jobid = jobids[job];
-	*client = job == 0 && rnd() % 3 == 0 ? "10.0.0.1@tcp" : "";
+	*client = job == 0 && rnd() % 3 == 0 ? nids[rnd() % 3] : "";
 }
 
 static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,

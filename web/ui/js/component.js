@@ -32,6 +32,14 @@ function opsKey(js) {
     ((p.read_ops || 0) + (p.write_ops || 0) + (p.meta_ops || 0) + (p.other_ops || 0)) / step]), step * 1000)]];
 }
 
+// A forwarding node's latency and queue length per bucket (buckets
+// without samples left out).
+function statKey(mean, max) {
+  return (js) => [['mean', (js.points || []).filter((p) => p[mean] !== undefined)
+    .map((p) => [Date.parse(p.t), p[mean]])],
+  ['max', (js.points || []).filter((p) => p[max] !== undefined).map((p) => [Date.parse(p.t), p[max]])]];
+}
+
 async function show(layer, entity, from, to, peers) {
   const step = stepFor(from, to);
   const names = [entity, ...peers];
@@ -47,9 +55,16 @@ async function show(layer, entity, from, to, peers) {
   put('comp-charts',
     el('h2', null, 'Bandwidth'), el('div', { className: 'chart tall', id: 'comp-bw' }),
     el('h2', null, 'Operations'), el('div', { className: 'chart', id: 'comp-ops' }),
+    layer === 'forward' ? [
+      el('h2', null, 'Request latency (us)'), el('div', { className: 'chart', id: 'comp-lat' }),
+      el('h2', null, 'Queue length'), el('div', { className: 'chart', id: 'comp-queue' })] : [],
     refused.map(([n, e]) => note('info', `${n}: refused (${e.status}) ${e.message}`)));
   plot('comp-bw', answers, (js) => [['read', seriesRate(js, 'read_bytes')], ['write', seriesRate(js, 'write_bytes')]], rate);
   plot('comp-ops', answers, opsKey, (v) => num(v, 1));
+  if (layer === 'forward') {
+    plot('comp-lat', answers, statKey('latency_mean_us', 'latency_max_us'), (v) => num(v, 0));
+    plot('comp-queue', answers, statKey('queue_mean', 'queue_max'), (v) => num(v, 1));
+  }
   const pts = answers[0].js.points || [];
   put('comp-sum', pts.length ? note('info',
     `${pts.length} non-empty buckets of ${step} s; busiest read ${rate(Math.max(...seriesRate(answers[0].js, 'read_bytes').map((p) => p[1])))}, ` +

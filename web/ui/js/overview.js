@@ -1,6 +1,7 @@
 // The administrators' overview: every forwarding node, OST and MDT's
 // bandwidth, IOPS and metadata rate now (GET /api/v1/overview, again
-// every few seconds), the heatmap of peak load per hour
+// every few seconds), the forwarding nodes' latency and queue length, the
+// MDTs' metadata load by client group (administrators only), the heatmap of peak load per hour
 // (GET /api/v1/heatmap) and the open anomalies.
 import {
   api, page, put, el, link, table, note, chart, showError, rate, num, when,
@@ -28,13 +29,74 @@ function barChart(id, rows, layer) {
   }, true);
 }
 
+const opt = (v, d) => (v === null || v === undefined ? '-' : num(v, d));
+
 function layerTable(rows, layer, to) {
   const from = to ? to - 3600 : '';
-  return table(['component', 'read', 'write', 'IOPS', 'metadata ops/s'],
+  const fwd = layer === 'forward';
+  const head = ['component', 'read', 'write', 'IOPS', 'metadata ops/s'];
+  if (fwd) head.push('latency mean (us)', 'latency max (us)', 'queue mean', 'queue max');
+  return table(head,
     rows.map((r) => [
       link('component.html', { layer, entity: r.entity, from, to }, r.entity),
       rate(r.read_bw), rate(r.write_bw), num(r.iops, 1), num(r.meta_ops_rate, 1),
+      ...(fwd ? [opt(r.latency_mean_us, 1), opt(r.latency_max_us, 0),
+        opt(r.queue_mean, 2), opt(r.queue_max, 0)] : []),
     ]));
+}
+
+// The forwarding nodes' mean latency (bars, left axis) and mean and
+// largest queue length (right axis).
+export function fwdQueueChart(id, rows) {
+  const names = rows.map((r) => r.entity);
+  chart(id).setOption({
+    animation: false,
+    tooltip: { trigger: 'axis' },
+    legend: { top: 0 },
+    grid: { left: 70, right: 60, top: 30, bottom: 60 },
+    xAxis: { type: 'category', data: names, axisLabel: { rotate: names.length > 8 ? 45 : 0 } },
+    yAxis: [{ type: 'value', name: 'us' }, { type: 'value', name: 'queue' }],
+    series: [
+      { name: 'latency mean (us)', type: 'bar', data: rows.map((r) => r.latency_mean_us) },
+      { name: 'queue mean', type: 'line', yAxisIndex: 1, data: rows.map((r) => r.queue_mean) },
+      { name: 'queue max', type: 'line', yAxisIndex: 1, data: rows.map((r) => r.queue_max) },
+    ],
+  }, true);
+}
+
+// The MDTs' metadata operations/s by client group, stacked per MDT (the
+// groups beyond the named ones as "others").
+export function groupChart(id, rows) {
+  const names = rows.map((r) => r.entity);
+  const groups = [...new Set(rows.flatMap((r) => (r.groups || []).map((g) => g.group)))].sort();
+  const rate1 = (r, g) => ((r.groups || []).find((x) => x.group === g) || { meta_ops_rate: 0 }).meta_ops_rate;
+  const series = groups.map((g) => ({ name: g, type: 'bar', stack: 'g', data: rows.map((r) => rate1(r, g)) }));
+  if (rows.some((r) => r.groups_others > 0)) {
+    series.push({ name: 'others', type: 'bar', stack: 'g', data: rows.map((r) => r.groups_others || 0) });
+  }
+  chart(id).setOption({
+    animation: false,
+    tooltip: { trigger: 'axis', valueFormatter: (v) => num(v, 1) },
+    legend: { top: 0, type: 'scroll' },
+    grid: { left: 70, right: 10, top: 30, bottom: 60 },
+    xAxis: { type: 'category', data: names },
+    yAxis: { type: 'value', name: 'ops/s' },
+    series,
+  }, true);
+}
+
+function groupSection(ov) {
+  const rows = (ov.mds || []).filter((r) => Array.isArray(r.groups))
+    .sort((a, b) => a.entity.localeCompare(b.entity));
+  if (!rows.some((r) => r.groups.length || r.groups_others > 0)) {
+    put('ov-mdsgroup', note('info', ov.groups_by ? 'No per-client metadata records in this window.' :
+      'Per-client metadata load is shown to administrators.'));
+    chart('ov-mdsgroup-chart').clear();
+    return;
+  }
+  put('ov-mdsgroup', table(['MDT', ov.groups_by === 'fwd' ? 'group (forwarding node, else NID)' : 'client NID', 'metadata ops/s'],
+    rows.flatMap((r) => r.groups.map((g) => [r.entity, g.group, num(g.meta_ops_rate, 2)]))));
+  groupChart('ov-mdsgroup-chart', rows);
 }
 
 async function refresh() {
@@ -52,7 +114,10 @@ async function refresh() {
       }
       put(where, layerTable(rows, layer, to));
       barChart('ov-' + layer + '-chart', rows, layer);
+      if (layer === 'forward') fwdQueueChart('ov-fwdq-chart', rows);
     }
+    if (!(ov.forward || []).length) chart('ov-fwdq-chart').clear();
+    groupSection(ov);
     put('ov-stamp', `${win} to ${when(ov.to)}`);
     put('ov-error');
   } catch (e) {
