@@ -242,7 +242,8 @@ export function zeroGaps(pts, stepMs) {
 export async function nav(active) {
   const who = await whoami();
   const pages = [['index.html', 'Overview'], ['jobs.html', 'Jobs'],
-                 ['anomalies.html', 'Anomalies'], ['component.html', 'Components']];
+                 ['anomalies.html', 'Anomalies'], ['component.html', 'Components'],
+                 ['network.html', 'Network']];
   const out = el('button', { type: 'button', className: 'link', id: 'logout' }, 'Log out');
   out.addEventListener('click', async () => {
     try { await api('logout', null, { method: 'POST' }); } catch (e) { /* gone anyway */ }

@@ -7,7 +7,7 @@
 // own (GET /api/v1/series, their whole load) over the job's window.
 import {
   api, page, put, el, link, table, note, chart, showError, bytes, rate, num,
-  pct, ms, when, dur, param, seriesRate, zeroGaps,
+  pct, ms, when, dur, param, seriesRate, zeroGaps, isAdmin,
 } from './common.js';
 
 const PER_LAYER_MAX = 32;   // components of a layer whose series are fetched
@@ -148,6 +148,58 @@ function findings(r) {
     el('span', { className: 'muted' }, evidence(f.evidence))]));
 }
 
+// The network part (docs/network.md): the job's switches with the bytes
+// of the ports facing its nodes, the histogram of their volumes and the
+// imbalance figure, flagged when the switch_imbalance finding is there.
+function network(r, end) {
+  const n = r.network;
+  const f = (r.findings || []).find((x) => x.code === 'switch_imbalance');
+  const sws = n.switches || [];
+  const from = Math.floor(ms(r.start) / 1000), to = Math.ceil(end / 1000);
+  const name = (s) => (isAdmin() ? link('network.html', { from, to, switch: s.switch }, s.switch) : s.switch);
+  const sec = card('Network', facts([
+    ['switches', num(sws.length)],
+    ['imbalance', el('strong', { id: 'job-net-imbalance', className: f ? 'flagged' : null },
+      Number(n.imbalance).toFixed(2))],
+    ['busiest switch', n.busiest || '-'],
+    ['nodes on no cabled port', num(n.unplaced_nodes)]]),
+  f ? el('p', { className: 'note error', id: 'job-net-finding' },
+    `${f.severity}: ${f.message}`) : '',
+  sws.length ? [el('div', { className: 'row' },
+    el('div', null, el('h2', null, 'Bytes per switch'), el('div', { className: 'chart', id: 'job-net-bytes' })),
+    el('div', null, el('h2', null, 'Volume across the switches'), el('div', { className: 'chart', id: 'job-net-hist' }))),
+  table(['switch', 'job ports', 'xmit (to the job)', 'rcv (from the job)', 'uplink xmit', 'uplink rcv', 'downlink xmit', 'downlink rcv'],
+    sws.map((s) => [name(s), num(s.job_ports), bytes(s.xmit_bytes), bytes(s.rcv_bytes),
+      bytes(s.uplink_xmit_bytes), bytes(s.uplink_rcv_bytes), bytes(s.downlink_xmit_bytes), bytes(s.downlink_rcv_bytes)]))] :
+    note('info', 'No switch carried this job.'),
+  el('p', { className: 'muted' }, 'Imbalance: the busiest switch\'s volume over the median of the others (docs/network.md).'));
+  sec.id = 'job-net';
+  if (f) sec.classList.add('flagged-card');
+  return sec;
+}
+
+function netCharts(n) {
+  const sws = n.switches || [];
+  chart('job-net-bytes').setOption({
+    animation: false, tooltip: { trigger: 'axis', valueFormatter: (v) => bytes(v) },
+    legend: { top: 0 }, grid: { left: 80, right: 10, top: 30, bottom: 60 },
+    xAxis: { type: 'category', data: sws.map((s) => s.switch), axisLabel: { rotate: sws.length > 8 ? 45 : 0 } },
+    yAxis: { type: 'value', axisLabel: { formatter: (v) => bytes(v) } },
+    series: [
+      { name: 'xmit (to the job)', type: 'bar', stack: 'b', data: sws.map((s) => s.xmit_bytes) },
+      { name: 'rcv (from the job)', type: 'bar', stack: 'b', data: sws.map((s) => s.rcv_bytes) }],
+  }, true);
+  const h = n.histogram || { bin_bytes: 0, counts: [] };
+  chart('job-net-hist').setOption({
+    animation: false, tooltip: { trigger: 'axis' },
+    grid: { left: 50, right: 10, top: 10, bottom: 60 },
+    xAxis: { type: 'category', name: 'volume from', nameLocation: 'center', nameGap: 40,
+      data: h.counts.map((_, i) => bytes(i * h.bin_bytes)), axisLabel: { rotate: 30 } },
+    yAxis: { type: 'value', minInterval: 1 },
+    series: [{ name: 'switches', type: 'bar', data: h.counts }],
+  }, true);
+}
+
 // The likely aggressors: the likely_aggressors finding's evidence
 // ({aggressors: [{job, why, via}]}) and the jobs anomalies accuse.
 function aggressors(r, anoms) {
@@ -219,6 +271,7 @@ function render(r, anoms) {
       osts.map((o) => [link('component.html', { layer: 'ost', entity: o.target, from: Math.floor(ms(r.start) / 1000), to: Math.ceil(end / 1000) }, o.target),
         bytes(o.read_bytes), bytes(o.write_bytes), num(o.ops), pct(o.share)]))] :
     note('info', 'No OST reported this job.')));
+  if (r.network) parts.push(network(r, end));
   const acc = aggressors(r, anoms);
   parts.push(card('Anomalies', anoms.length ?
     table(['id', 'kind', 'component', 'window', 'severity', 'state'], anoms.map((a) => [
@@ -236,6 +289,7 @@ function render(r, anoms) {
   opsChart(r, 'job-ops');
   if (fwd.length) loadChart(fwd, 'node', 'job-fwd');
   if (osts.length) loadChart(osts, 'target', 'job-ost');
+  if (r.network && (r.network.switches || []).length) netCharts(r.network);
 }
 
 page('', async () => {
