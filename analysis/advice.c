@@ -104,6 +104,31 @@ static int no_io(struct bcn_report *r, const struct bcn_advice_config *c)
 	return 0;
 }
 
+static int trace_incomplete(struct bcn_report *r,
+			    const struct bcn_advice_config *c)
+{
+	const struct bcn_report_loss *l = &r->loss;
+	struct bcn_advice_finding *f;
+
+	(void)c;
+	if (!l->dropped_ops && !l->lost_datagrams && !l->cut && !l->partial)
+		return 0;
+	if (!(f = add(r, "trace_incomplete", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "the tracer lost part of "
+		 "this job's I/O records (%" PRIu64 " operations dropped, %"
+		 PRIu64 " datagrams lost, %" PRIu64 " process%s ended "
+		 "without their last records): its compute-node figures are "
+		 "lower bounds", l->dropped_ops, l->lost_datagrams,
+		 l->cut + l->partial, l->cut + l->partial == 1 ? "" : "es");
+	snprintf(f->evidence, sizeof(f->evidence), "{\"processes\":%" PRIu64
+		 ",\"dropped_ops\":%" PRIu64 ",\"lost_datagrams\":%" PRIu64
+		 ",\"cut\":%" PRIu64 ",\"partial\":%" PRIu64 "}",
+		 l->processes, l->dropped_ops, l->lost_datagrams, l->cut,
+		 l->partial);
+	return 0;
+}
+
 static int n1_few_osts(struct bcn_report *r, const struct bcn_advice_config *c)
 {
 	uint64_t max, sum, n;
@@ -291,7 +316,7 @@ static int fwd_imbalance(struct bcn_report *r, const struct bcn_advice_config *c
 
 static int (*const rules[])(struct bcn_report *,
 			    const struct bcn_advice_config *) = {
-	no_io, n1_few_osts, small_requests, metadata_heavy, one_process_io,
+	no_io, trace_incomplete, n1_few_osts, small_requests, metadata_heavy, one_process_io,
 	ost_imbalance, fwd_imbalance, backend_reads, heavy_neighbour,
 };
 

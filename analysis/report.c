@@ -124,6 +124,17 @@ static int client_record(void *arg, const struct bcn_record *r)
 	uint64_t data, bytes;
 	int rc;
 
+	if (r->type == BCN_REC_TRACE_LOSS) {
+		const struct bcn_rec_trace_loss *l = &r->u.trace_loss;
+
+		rep->loss.processes++;
+		rep->loss.dropped_ops += l->dropped_ops;
+		rep->loss.lost_datagrams += l->lost_datagrams;
+		rep->loss.untraced += l->untraced;
+		rep->loss.cut += l->cut != 0;
+		rep->loss.partial += l->partial != 0;
+		return 0;
+	}
 	if (r->type != BCN_REC_IO)
 		return 0;
 	rep->records++;

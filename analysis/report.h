@@ -174,6 +174,10 @@ struct bcn_report {
 	uint64_t busiest_proc_bytes;    /* the process that moved the most */
 	char mode[BCN_REPORT_MODE_MAX];
 	uint64_t meta_ops;              /* MDT job_stats ops, else client's */
+	struct bcn_report_loss {        /* the job's trace_loss records */
+		uint64_t processes, dropped_ops, lost_datagrams, untraced;
+		uint64_t cut, partial;
+	} loss;
 
 	int64_t step_ns;
 	struct bcn_report_point *series;

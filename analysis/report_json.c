@@ -239,6 +239,12 @@ int bcn_report_to_json(const struct bcn_report *r, bool cached,
 	rc = rc ? rc : parts(r, out, "mds", "mdts", "target");
 	rc = rc ? rc : network(r, out);
 	rc = rc ? rc : findings(r, out);
+	rc = rc ? rc : bcn_buf_printf(out, ",\"trace_loss\":{\"processes\":%"
+		PRIu64 ",\"dropped_ops\":%" PRIu64 ",\"lost_datagrams\":%"
+		PRIu64 ",\"untraced\":%" PRIu64 ",\"cut\":%" PRIu64
+		",\"partial\":%" PRIu64 "}", r->loss.processes,
+		r->loss.dropped_ops, r->loss.lost_datagrams, r->loss.untraced,
+		r->loss.cut, r->loss.partial);
 	rc = rc ? rc : bcn_buf_printf(out, ",\"partial\":%s",
 				      r->partial ? "true" : "false");
 	if (!rc && r->partial)

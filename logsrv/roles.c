@@ -27,7 +27,8 @@ uint32_t bcn_role_types(int role)
 {
 	switch (role) {
 	case BCN_ROLE_ANY: return ~0u;
-	case BCN_ROLE_COMPUTE: return T(BCN_REC_IO) | T(BCN_REC_PORT);
+	case BCN_ROLE_COMPUTE:
+		return T(BCN_REC_IO) | T(BCN_REC_TRACE_LOSS) | T(BCN_REC_PORT);
 	case BCN_ROLE_FORWARDING:
 		return T(BCN_REC_FWD_REQ) | T(BCN_REC_FWD_RPC) | T(BCN_REC_PORT);
 	case BCN_ROLE_OSS: return T(BCN_REC_OST) | T(BCN_REC_PORT);

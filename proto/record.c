@@ -137,6 +137,22 @@ static const struct bcn_field topo_fields[] = {
 	U64(topo.rate, "rate", "bytes/s", "link data rate, 0 when unknown"),
 };
 
+static const struct bcn_field trace_loss_fields[] = {
+	U64(trace_loss.pid, "pid", "", "process id"),
+	U64(trace_loss.dropped_ops, "dropped_ops", "",
+	    "operations the tracer dropped (socket full, no daemon)"),
+	U64(trace_loss.lost_datagrams, "lost_datagrams", "",
+	    "datagrams of the process that never arrived (sequence gaps)"),
+	U64(trace_loss.untraced, "untraced", "",
+	    "calls passed through untraced (a signal handler inside the "
+	    "tracer)"),
+	U64(trace_loss.cut, "cut", "",
+	    "1 when the process ended without its end datagram: its last "
+	    "records may be missing"),
+	U64(trace_loss.partial, "partial", "",
+	    "1 when a thread's runs could not be taken at the end"),
+};
+
 #define DESC(nm, layer, tab, doc) { nm, layer, tab, sizeof(tab) / sizeof(tab[0]), doc }
 static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 	[BCN_REC_IO] = DESC("io", BCN_LAYER_CLIENT, io_fields,
@@ -163,6 +179,12 @@ static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 		"What one switch port is cabled to, as known at t (from the "
 		"fabric's ibnetdiscover file); a newer record of the same "
 		"switch and port supersedes it."),
+	[BCN_REC_TRACE_LOSS] = DESC("trace_loss", BCN_LAYER_CLIENT,
+		trace_loss_fields,
+		"What the records of one traced process miss, as beacon-clientd "
+		"accounts for it when the process's stream ends or is found "
+		"cut; t is when it was accounted. A job with such records has "
+		"client-layer figures that are lower bounds."),
 };
 
 const struct bcn_record_desc *bcn_record_desc(uint64_t type)

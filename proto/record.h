@@ -39,6 +39,7 @@ enum bcn_rec_type {
 	BCN_REC_PORT,           /* switch or HCA port counters, per interval */
 	BCN_REC_JOB,            /* a batch job */
 	BCN_REC_TOPOLOGY,       /* what one switch port is cabled to */
+	BCN_REC_TRACE_LOSS,     /* what the tracer of one process lost */
 	BCN_REC_TYPE_MAX
 };
 
@@ -198,6 +199,20 @@ struct bcn_rec_job {
 	int64_t exit_code;
 };
 
+/* What one traced process's records miss (docs/tracer.md, "Nothing lost
+ * in silence"): beacon-clientd's account when the process's stream
+ * ends, is cut (the process gone without its end) or is forgotten with
+ * gaps. The job's client-layer figures are lower bounds when a job has
+ * any. */
+struct bcn_rec_trace_loss {
+	uint64_t pid;
+	uint64_t dropped_ops;   /* operations the tracer could not send */
+	uint64_t lost_datagrams; /* sequence gaps: datagrams never seen */
+	uint64_t untraced;      /* calls passed through untraced */
+	uint64_t cut;           /* 1: the stream's end never came */
+	uint64_t partial;       /* 1: a thread's runs were lost at the end */
+};
+
 struct bcn_record {
 	uint64_t type;          /* enum bcn_rec_type */
 	const char *node;       /* sending node; filled in by the decoder */
@@ -213,6 +228,7 @@ struct bcn_record {
 		struct bcn_rec_port port;
 		struct bcn_rec_job job;
 		struct bcn_rec_topology topo;
+		struct bcn_rec_trace_loss trace_loss;
 	} u;
 };
 

@@ -19,6 +19,9 @@
 #define CGROUP_MAX 8192                 /* bytes of /proc/PID/cgroup read */
 #define PROC_RECHECK_NS (INT64_C(60) * 1000000000)  /* cgroup re-read */
 
+/* Why a process is forgotten (proc_forget). */
+enum { FORGET_ENDED, FORGET_PARTIAL, FORGET_CUT, FORGET_EVICTED };
+
 /* What we know of one traced process. */
 struct proc {
 	uint64_t pid;                   /* 0: free slot */
@@ -26,10 +29,12 @@ struct proc {
 	int have_cg;
 	int64_t checked;                /* monotonic ns of the cgroup read */
 	int64_t heard;                  /* monotonic ns of the last datagram */
+	int64_t heard_real;             /* the same, wall clock */
 	uint64_t max_seq, got;          /* sequence numbers seen: the gap is
 					 * datagrams lost or still coming
 					 * (threads send out of order) */
 	uint64_t dropped, untraced;     /* the tracer's cumulative counts */
+	uint64_t hjob;                  /* the job its last header claimed */
 };
 
 struct bcn_tsock {
@@ -143,18 +148,36 @@ static void proc_remove(struct bcn_tsock *s, size_t i)
 }
 
 /* Forgets the process at i, keeping its sequence gap as datagrams
- * lost. */
-static void proc_forget(struct bcn_tsock *s, size_t i)
+ * lost; when its records miss anything (or its stream was cut, or ended
+ * partial: how says which), a trace_loss record says what, in its job. */
+static void proc_forget(struct bcn_tsock *s, struct bcn_collector *c,
+			size_t i, int how)
 {
 	const struct proc *p = &s->procs[i];
+	uint64_t gap = p->max_seq > p->got ? p->max_seq - p->got : 0;
+	struct bcn_record r;
 
-	if (p->max_seq > p->got)
-		s->lost_forgotten += p->max_seq - p->got;
+	s->lost_forgotten += gap;
+	if (gap || p->dropped || p->untraced || how != FORGET_ENDED) {
+		bcn_record_init(&r, BCN_REC_TRACE_LOSS);
+		/* when the process was last heard: inside its job's window
+		 * even when the loss is found later (a cut stream) */
+		r.t = p->heard_real;
+		r.job = p->have_cg ? p->job : p->hjob;
+		r.u.trace_loss.pid = p->pid;
+		r.u.trace_loss.dropped_ops = p->dropped;
+		r.u.trace_loss.lost_datagrams = gap;
+		r.u.trace_loss.untraced = p->untraced;
+		r.u.trace_loss.cut = how == FORGET_CUT;
+		r.u.trace_loss.partial = how == FORGET_PARTIAL;
+		if (bcn_collector_add(c, &r) == 0)
+			s->st.loss_records++;
+	}
 	proc_remove(s, i);
 }
 
 /* Forgets the least recently heard process (a full table). */
-static void proc_evict(struct bcn_tsock *s)
+static void proc_evict(struct bcn_tsock *s, struct bcn_collector *c)
 {
 	size_t i, old = SIZE_MAX;
 
@@ -163,12 +186,13 @@ static void proc_evict(struct bcn_tsock *s)
 		    (old == SIZE_MAX || s->procs[i].heard < s->procs[old].heard))
 			old = i;
 	if (old != SIZE_MAX) {
-		proc_forget(s, old);
+		proc_forget(s, c, old, FORGET_EVICTED);
 		s->st.procs_forgotten++;
 	}
 }
 
-static struct proc *proc_get(struct bcn_tsock *s, uint64_t pid)
+static struct proc *proc_get(struct bcn_tsock *s, struct bcn_collector *c,
+			     uint64_t pid)
 {
 	size_t i = slot_of(s, pid);
 
@@ -178,8 +202,8 @@ static struct proc *proc_get(struct bcn_tsock *s, uint64_t pid)
 		i = (i + 1) & (s->cap - 1);
 	}
 	if (s->nprocs >= s->conf.procs_max) {
-		proc_evict(s);
-		return proc_get(s, pid);
+		proc_evict(s, c);
+		return proc_get(s, c, pid);
 	}
 	memset(&s->procs[i], 0, sizeof(s->procs[i]));
 	s->procs[i].pid = pid;
@@ -304,8 +328,9 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 		s->st.no_creds++;
 		pid = h.pid;
 	}
-	p = proc_get(s, pid);
+	p = proc_get(s, c, pid);
 	p->heard = now;
+	p->heard_real = bcn_real_ns();
 	proc_job(c, p, now);
 	s->st.datagrams++;
 	p->got++;
@@ -319,6 +344,7 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 		s->st.untraced += h.untraced - p->untraced;
 		p->untraced = h.untraced;
 	}
+	p->hjob = h.job;
 	add_records(s, c, &h, p, len);
 	if (h.flags & BCN_TMSG_F_END) {
 		/* the stream is complete: its gaps are final; the pid may
@@ -326,7 +352,9 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 		s->st.streams_ended++;
 		if (h.flags & BCN_TMSG_F_PARTIAL)
 			s->st.streams_partial++;
-		proc_forget(s, (size_t)(p - s->procs));
+		proc_forget(s, c, (size_t)(p - s->procs),
+			    (h.flags & BCN_TMSG_F_PARTIAL) ? FORGET_PARTIAL :
+			    FORGET_ENDED);
 	}
 }
 
@@ -406,7 +434,7 @@ static void sweep_gone(struct bcn_tsock *s, struct bcn_collector *c)
 		if (p->pid && now - p->heard >= BCN_TSOCK_GONE_NS &&
 		    proc_gone(c, p->pid)) {
 			s->st.streams_cut++;
-			proc_forget(s, i);
+			proc_forget(s, c, i, FORGET_CUT);
 			continue;
 		}
 		i++;

@@ -69,6 +69,7 @@ struct bcn_tsock_stats {
 					 * lost */
 	uint64_t streams_cut;           /* processes gone without an end:
 					 * their last records may be lost */
+	uint64_t loss_records;          /* trace_loss records added */
 };
 
 /* A process not heard for this long is looked for in /proc; gone

@@ -10,8 +10,9 @@
 # stopped (SIGSTOP) while they exit, longer than their exit wait, what cannot
 # arrive is counted: the streams whose end never came are found once the
 # processes are gone (cut), started and ended or cut streams account for
-# every process, and the operations received plus those counted dropped
-# never exceed what was done.
+# every process, every process whose writes did not all arrive has a
+# trace_loss record in its job saying what it lost, and the operations
+# received plus those counted dropped never exceed what was done.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 if [ "${BCN_IN_NETNS:-}" != 1 ]; then
@@ -48,16 +49,20 @@ print(json.dumps(dict(zip(k, map(int, m.groups())))))
 PYEOF
 }
 
-# Per pid, the write operations the records stand for, as JSON.
+# Per pid, the write operations the records stand for, and the
+# trace_loss records, as JSON.
 writes_per_pid() {
 	"$BEACON" decode "$T/out.bin" | /usr/bin/python3 -c '
 import collections, json, sys
 c = collections.Counter()
+loss = []
 for l in sys.stdin:
     r = json.loads(l)
-    if r.get("op") == "write":
+    if r["type"] == "trace_loss":
+        loss.append(r)
+    elif r.get("op") == "write":
         c[r["pid"]] += r["count"]
-print(json.dumps(c))'
+print(json.dumps({"writes": c, "loss": loss}))'
 }
 
 # (1) the daemon running: nothing lost
@@ -74,9 +79,11 @@ writes_per_pid > "$T/writes1.json" || fail "decode"
 /usr/bin/python3 - "$T/counts1.json" "$T/writes1.json" "$T/pids.jsonl" "$N" "$ROUNDS" <<'PYEOF' || fail "part 1: $(cat "$T/counts1.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
-w = {int(k): v for k, v in json.load(open(sys.argv[2])).items()}
+got = json.load(open(sys.argv[2]))
+w = {int(k): v for k, v in got["writes"].items()}
 kids = [json.loads(l) for l in open(sys.argv[3])]
 n, rounds = int(sys.argv[4]), int(sys.argv[5])
+assert got["loss"] == [], "trace_loss records although nothing was lost: %r" % got["loss"][:3]
 assert len(kids) == n * rounds, len(kids)
 short = [(k["pid"], w.get(k["pid"], 0), k["ops"]) for k in kids
          if w.get(k["pid"], 0) != k["ops"]]
@@ -96,7 +103,7 @@ bcn_clientd_start --node cn0009 --interval 1s
 mkdir "$T/p2"
 # the wait (1 s) covers each process's start datagram while the daemon
 # runs; at the end the daemon is stopped for longer than that
-BEACON_TRACE_FLUSH_MS=50 BEACON_TRACE_EXIT_WAIT_MS=1000 BEACON_TRACE_SOCKET=$SOCK \
+SLURM_JOB_ID=777 BEACON_TRACE_FLUSH_MS=50 BEACON_TRACE_EXIT_WAIT_MS=1000 BEACON_TRACE_SOCKET=$SOCK \
 	LD_PRELOAD=$TRACE "$STORM" "$T/p2" "$N" 1000 300 "$T/go" \
 	> "$T/pids2.jsonl" 2> "$T/storm2.err" &
 spid=$!
@@ -120,9 +127,22 @@ grep -q 'process streams cut or partial' "$T/log" || fail "the daemon did not wa
 /usr/bin/python3 - "$T/counts2.json" "$T/writes2.json" "$T/pids2.jsonl" "$N" <<'PYEOF' || fail "part 2: $(cat "$T/counts2.json")"
 import json, sys
 c = json.load(open(sys.argv[1]))
-w = {int(k): v for k, v in json.load(open(sys.argv[2])).items()}
+got = json.load(open(sys.argv[2]))
+w = {int(k): v for k, v in got["writes"].items()}
+loss = {r["pid"]: r for r in got["loss"]}
 kids = [json.loads(l) for l in open(sys.argv[3])]
 n = int(sys.argv[4])
+# every process whose writes did not all arrive has a trace_loss record
+# saying so: its stream cut, or operations dropped, or datagrams lost
+for k in kids:
+    if w.get(k["pid"], 0) != k["ops"]:
+        l = loss.get(k["pid"])
+        assert l and (l["cut"] or l["dropped_ops"] or l["lost_datagrams"]), \
+            "process %d lost writes (%d of %d) with no trace_loss record: %r" % (
+                k["pid"], w.get(k["pid"], 0), k["ops"], l)
+assert sum(1 for l in got["loss"] if l["cut"]) == c["cut"], (got["loss"], c)
+# in the job the processes said they ran in
+assert all(l["job"] == 777 for l in got["loss"]), got["loss"][:3]
 done = sum(k["ops"] for k in kids)
 assert len(kids) == n
 # the daemon heard every process start (the parent's end is lost too)

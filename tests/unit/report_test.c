@@ -107,6 +107,23 @@ static void io(uint64_t job, const char *node, uint64_t pid, int op,
 	put(&r);
 }
 
+/* A trace_loss record of pid on node at t. */
+static void loss(uint64_t job, const char *node, uint64_t pid, uint64_t dropped,
+		 uint64_t lost, uint64_t cut, int64_t t)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_TRACE_LOSS);
+	r.node = node;
+	r.job = job;
+	r.t = t;
+	r.u.trace_loss.pid = pid;
+	r.u.trace_loss.dropped_ops = dropped;
+	r.u.trace_loss.lost_datagrams = lost;
+	r.u.trace_loss.cut = cut;
+	put(&r);
+}
+
 static void add_job(uint64_t id, const char *nodes, int64_t start, int64_t end)
 {
 	struct bcn_job j;
@@ -161,7 +178,16 @@ static void test_client(void **state)
 	}
 	io(42, "cn1", 100, BCN_IO_WRITE, 10, MIB, 1, S(5000), 0);  /* late */
 	io(43, "cn1", 100, BCN_IO_WRITE, 10, MIB, 1, S(1020), 0);  /* other */
+	/* what the tracers of two processes lost, and one of another job */
+	loss(42, "cn2", 100, 7, 2, 0, S(1040));
+	loss(42, "cn3", 100, 0, 0, 1, S(1050));
+	loss(43, "cn3", 200, 5, 5, 1, S(1050));
 	r = compute(42, NULL);
+	assert_int_equal(r->loss.processes, 2);
+	assert_int_equal(r->loss.dropped_ops, 7);
+	assert_int_equal(r->loss.lost_datagrams, 2);
+	assert_int_equal(r->loss.cut, 1);
+	assert_int_equal(r->records, 4 * 3);    /* io records only */
 	assert_int_equal(r->write_bytes, 40 * MIB);
 	assert_int_equal(r->read_bytes, 4 * 512 * 4096);
 	assert_int_equal(r->write_ops, 40);
@@ -500,6 +526,13 @@ static void mk_neighbour(struct bcn_report *r, bool on)
 	add_part(r, "forward", "f0", 0, 1 * GIB, 0, on ? 12 * GIB : 2 * GIB);
 }
 
+static void mk_loss(struct bcn_report *r, bool on)
+{
+	r->loss.processes = 3;
+	r->loss.untraced = 9;           /* passed untraced: not a loss */
+	r->loss.cut = on ? 1 : 0;
+}
+
 static void mk_none(struct bcn_report *r, bool on)
 {
 	r->records = on ? 0 : 10;
@@ -513,6 +546,7 @@ static void test_advice(void **state)
 		{ "ost_imbalance", mk_ost_imb }, { "fwd_imbalance", mk_fwd_imb },
 		{ "backend_reads", mk_backend },
 		{ "heavy_neighbour", mk_neighbour }, { "no_io", mk_none },
+		{ "trace_incomplete", mk_loss },
 	};
 	struct bcn_advice_config c;
 

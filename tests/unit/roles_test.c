@@ -49,6 +49,8 @@ static void test_types(void **state)
 	assert_true(bcn_role_types(BCN_ROLE_COMPUTE) & T(BCN_REC_IO));
 	assert_false(bcn_role_types(BCN_ROLE_COMPUTE) & T(BCN_REC_OST));
 	assert_false(bcn_role_types(BCN_ROLE_COMPUTE) & T(BCN_REC_JOB));
+	assert_true(bcn_role_types(BCN_ROLE_COMPUTE) & T(BCN_REC_TRACE_LOSS));
+	assert_false(bcn_role_types(BCN_ROLE_OSS) & T(BCN_REC_TRACE_LOSS));
 	assert_true(bcn_role_types(BCN_ROLE_OSS) & T(BCN_REC_OST));
 	assert_false(bcn_role_types(BCN_ROLE_OSS) & T(BCN_REC_MDS));
 	assert_true(bcn_role_types(BCN_ROLE_MDS) & T(BCN_REC_MDS));

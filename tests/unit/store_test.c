@@ -369,6 +369,12 @@ static void fill_plain(struct bcn_record *r, unsigned e)
 		r->u.topo.remote_name = nodes[e % NPOOL(nodes)];
 		r->u.topo.rate = 12500000000ull;
 		break;
+	case BCN_REC_TRACE_LOSS:
+		r->u.trace_loss.pid = 1000 + e;
+		r->u.trace_loss.dropped_ops = rnd() % 2 ? 0 : rnd() % 100000;
+		r->u.trace_loss.lost_datagrams = rnd() % 10;
+		r->u.trace_loss.cut = rnd() % 2;
+		break;
 	}
 }
 
@@ -790,9 +796,10 @@ static void test_roundtrip_types(void **state)
 		q.part = BCN_STORE_PART_ANY;
 		n = check_scan(f->s, &b, &q);
 		/* forward holds fwd_req and fwd_rpc, switch port and
-		 * topology */
+		 * topology, client io and trace_loss */
 		assert_int_equal(n, layer == BCN_LAYER_FORWARD ||
-				 layer == BCN_LAYER_SWITCH ? 120 : 60);
+				 layer == BCN_LAYER_SWITCH ||
+				 layer == BCN_LAYER_CLIENT ? 120 : 60);
 	}
 	batch_free(&b);
 }
