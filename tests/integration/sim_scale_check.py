@@ -102,6 +102,8 @@ check(sum(md.values()) > 0, "no metadata operations sent")
 # 5. switch ports against counters_ext (data in 4-byte units)
 port = collections.Counter()
 for r in recs["switch"]:
+    if r["type"] != "port":
+        continue                # the fabric's topology records
     for k in ("xmit_bytes", "rcv_bytes", "xmit_pkts", "rcv_pkts"):
         port[(r["switch"], r["port"], k)] += r[k]
 nports = 0
