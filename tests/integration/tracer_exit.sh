@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # No silent loss when traced processes end together (docs/tracer.md,
-# "Delivery"). Inside its own user and network namespace the test sets
+# "Nothing lost in silence"). Inside its own user and network namespace the test sets
 # the kernel's queue of a Unix datagram socket to 10 (the default that
 # lost a rank's last datagram when 32 ranks exited at once) and runs
 # tests/tools/exitstorm: 64 traced processes write, wait for each other
