@@ -8,6 +8,7 @@
  * Each prints one JSON object per line, the median of REPS runs.
  * usage: network_bench [LEAVES [MINUTES [REPS]]] (default 512 60 5) */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,22 +139,39 @@ static uint64_t job_pass(const struct coll *c, uint64_t leaves,
 	return rc ? 0 : taken;
 }
 
+/* Argument i as a decimal number in [lo, hi] into *v (def when absent);
+ * false when it is not one. */
+static bool arg_u64(int argc, char **argv, int i, uint64_t def, uint64_t lo,
+		   uint64_t hi, uint64_t *v)
+{
+	char *end;
+
+	*v = def;
+	if (argc <= i)
+		return true;
+	errno = 0;
+	*v = strtoull(argv[i], &end, 10);
+	return !errno && end != argv[i] && !*end && argv[i][0] != '-' &&
+	       *v >= lo && *v <= hi;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t leaves = argc > 1 ? strtoull(argv[1], NULL, 10) : 512;
-	uint64_t minutes = argc > 2 ? strtoull(argv[2], NULL, 10) : 60;
-	int reps = argc > 3 ? atoi(argv[3]) : 5;
+	uint64_t leaves, minutes, reps64;
 	double tp[REPS_MAX], tj[REPS_MAX];
 	struct coll c = { 0 };
 	struct bcn_buf b;
 	size_t links = 0;
 	uint64_t taken = 0;
+	int reps;
 
-	if (!leaves || leaves > 100000 || !minutes || minutes > 100000 ||
-	    reps < 1 || reps > REPS_MAX) {
+	if (!arg_u64(argc, argv, 1, 512, 1, 100000, &leaves) ||
+	    !arg_u64(argc, argv, 2, 60, 1, 100000, &minutes) ||
+	    !arg_u64(argc, argv, 3, 5, 1, REPS_MAX, &reps64)) {
 		fprintf(stderr, "usage: network_bench [LEAVES [MINUTES [REPS]]]\n");
 		return 2;
 	}
+	reps = (int)reps64;
 	bcn_buf_init(&b, 1u << 31);
 	if (fabric(leaves, &b) || bcn_topofile_parse((const char *)b.data, b.len,
 						      keep, &c, NULL)) {
