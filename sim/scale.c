@@ -504,16 +504,7 @@ static void send_topology(struct bcn_sim_scale *x, uint64_t sw, uint64_t k,
 		/* the core's cabling goes with the first leaf's */
 		if (strcmp(l->sw, guid) && (sw || strcmp(l->sw, core)))
 			continue;
-		bcn_record_init(&r, BCN_REC_TOPOLOGY);
-		r.t = t;
-		r.u.topo.sw = l->sw;
-		r.u.topo.sw_name = l->sw_name;
-		r.u.topo.port = l->port;
-		r.u.topo.remote_kind = l->remote_kind;
-		r.u.topo.remote = l->remote;
-		r.u.topo.remote_port = l->remote_port;
-		r.u.topo.remote_name = l->remote_name;
-		r.u.topo.rate = l->rate;
+		bcn_topo_link_record(l, t, &r);
 		add(x, k, &r);
 	}
 }

@@ -23,16 +23,7 @@ static int send_link(void *arg, const struct bcn_topo_link *l)
 
 	if (s->n >= BCN_SWD_TOPO_LINKS_MAX)
 		return -BCN_EFULL;
-	bcn_record_init(&r, BCN_REC_TOPOLOGY);
-	r.t = s->now;
-	r.u.topo.sw = l->sw;
-	r.u.topo.sw_name = l->sw_name;
-	r.u.topo.port = l->port;
-	r.u.topo.remote_kind = l->remote_kind;
-	r.u.topo.remote = l->remote;
-	r.u.topo.remote_port = l->remote_port;
-	r.u.topo.remote_name = l->remote_name;
-	r.u.topo.rate = l->rate;
+	bcn_topo_link_record(l, s->now, &r);
 	s->n++;
 	/* a failed add is counted by the collector; only memory stops us */
 	rc = bcn_collector_add(s->c, &r);

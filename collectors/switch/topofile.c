@@ -11,6 +11,7 @@
 #include "collectors/switch/topofile.h"
 #include "common/error.h"
 #include "proto/record.h"
+#include "proto/record.h"
 
 struct cur {
 	const char *p;
@@ -370,4 +371,19 @@ int bcn_topofile_parse(const char *buf, size_t len, bcn_topo_link_fn *fn,
 	if (line)
 		*line = rc ? no : 0;
 	return rc;
+}
+
+void bcn_topo_link_record(const struct bcn_topo_link *l, int64_t t,
+			  struct bcn_record *r)
+{
+	bcn_record_init(r, BCN_REC_TOPOLOGY);
+	r->t = t;
+	r->u.topo.sw = l->sw;
+	r->u.topo.sw_name = l->sw_name;
+	r->u.topo.port = l->port;
+	r->u.topo.remote_kind = l->remote_kind;
+	r->u.topo.remote = l->remote;
+	r->u.topo.remote_port = l->remote_port;
+	r->u.topo.remote_name = l->remote_name;
+	r->u.topo.rate = l->rate;
 }

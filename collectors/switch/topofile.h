@@ -41,6 +41,13 @@ typedef int bcn_topo_link_fn(void *arg, const struct bcn_topo_link *l);
 int bcn_topofile_parse(const char *buf, size_t len, bcn_topo_link_fn *fn,
 		       void *arg, size_t *line);
 
+struct bcn_record;
+
+/* Sets r up as the topology record of l at t; r's strings point into
+ * l, which must outlive it. */
+void bcn_topo_link_record(const struct bcn_topo_link *l, int64_t t,
+			  struct bcn_record *r);
+
 /* The data rate in bytes/s of a link of width (1, 2, 4, 8, 12 lanes) and
  * speed ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR",
  * "XDR"), as ibnetdiscover spells them ("4x" and "EDR", or "4xEDR"
