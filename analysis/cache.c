@@ -224,17 +224,23 @@ static int cmp_member(const void *a, const void *b)
 static int one_hash(struct bcn_cache *c, const struct member *m,
 		    const char *suffix, bcn_cache_hash_fn *fn, void *arg)
 {
-	enum { FIELDS_MAX = 64 };
-	const char *names[FIELDS_MAX], *values[FIELDS_MAX];
 	redisReply *r = redisCommand(c->rc, "HGETALL %s%s", m->name, suffix);
-	size_t n = 0;
+	const char **names = NULL, **values = NULL;
+	size_t n = 0, cap;
 	int rc;
 
 	if (!r || r->type != REDIS_REPLY_ARRAY) {
 		freeReplyObject(r);
 		return -EIO;
 	}
-	for (size_t i = 0; i + 1 < r->elements && n < FIELDS_MAX; i += 2) {
+	cap = r->elements / 2 + 1;
+	names = calloc(cap, sizeof(*names));
+	values = calloc(cap, sizeof(*values));
+	if (!names || !values) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i + 1 < r->elements; i += 2) {
 		if (r->element[i]->type != REDIS_REPLY_STRING ||
 		    r->element[i + 1]->type != REDIS_REPLY_STRING)
 			continue;
@@ -242,6 +248,9 @@ static int one_hash(struct bcn_cache *c, const struct member *m,
 		values[n++] = r->element[i + 1]->str;
 	}
 	rc = fn(arg, m->name, m->label, n, names, values);
+out:
+	free(names);
+	free(values);
 	freeReplyObject(r);
 	return rc;
 }

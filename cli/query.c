@@ -69,9 +69,9 @@ static void usage(FILE *out)
 		"                    [--part P] [--from T] [--to T] [--limit N] "
 		"[--sum BUCKET]\n\n"
 		"Prints the records of layer L (client, forward, ost, mds, "
-		"switch, job, or a\n"
-		"record type such as io) with t in [--from, --to) as JSON "
-		"lines, ordered by t.\n"
+		"switch, job,\n"
+		"collector, or a record type such as io) with t in [--from, --to) "
+		"as JSON\nlines, ordered by t.\n"
 		"With --sum, prints one JSON line per non-empty bucket of "
 		"width BUCKET\n"
 		"(e.g. 1h, 15m, 1d; a bare number is seconds) with the record "
@@ -129,7 +129,8 @@ static int take_opt(struct query_args *a, int opt, const char *val, char *err)
 		layer = bcn_layer_parse(val);
 		if (layer < 0) {
 			snprintf(err, QUERY_ERR_MAX, "unknown layer '%s' (one of "
-				 "client, forward, ost, mds, switch, job)", val);
+				 "client, forward, ost, mds, switch, job, "
+				 "collector)", val);
 			return layer;
 		}
 		a->q.layer = layer;

@@ -30,6 +30,7 @@
 #define BACKOFF_MIN_MS 100
 #define DECODER_KEEP_BYTES (1u << 20)   /* a decoder keeps this much between rounds */
 #define GEN_MARKS_MAX 16384             /* generation bumps noted before sent */
+#define HEALTH_JSON_MAX 16384       /* one health record as JSON */
 
 struct bcn_flusher {
 	pthread_t thread;
@@ -40,6 +41,7 @@ struct bcn_flusher {
 	redisContext *rc;
 	char queue_key[BCN_LOGSRV_PREFIX_MAX + 16];
 	char dead_key[BCN_LOGSRV_PREFIX_MAX + 16];
+	char health_key[BCN_LOGSRV_PREFIX_MAX + 16];
 	struct bcn_frame_limits lim;
 	struct bcn_frame *frames;       /* one decoder per frame of a batch */
 	size_t nframes_cap;
@@ -50,7 +52,7 @@ struct bcn_flusher {
 	struct bcn_lagdist lag;         /* of the round's stored records */
 	struct bcn_complain redis_complaint, store_complaint, round_complaint;
 	struct bcn_complain decode_complaint, expire_complaint;
-	struct bcn_complain cache_complaint;
+	struct bcn_complain cache_complaint, health_complaint;
 	uint64_t *jobs;                 /* jobs of the records just stored */
 	size_t njobs;
 	struct bcn_cachegen_mark *marks; /* minutes of the records just stored */
@@ -430,6 +432,48 @@ static void note_jobs(struct bcn_flusher *f, const struct bcn_record *recs,
 	}
 }
 
+/* Keeps each collector's latest health record (docs/collectors.md,
+ * "Health") in the hash health_key, node -> the record as JSON, for
+ * beacon-web's /metrics: one pipelined HSET per health record among the
+ * n just stored. A failure is logged (rate-limited): the records are in
+ * the store, and the next health record replaces the entry. */
+static void note_health(struct bcn_flusher *f, const struct bcn_record *recs,
+			size_t n)
+{
+	struct bcn_buf js;
+	size_t sent = 0, failed = 0;
+
+	bcn_buf_init(&js, HEALTH_JSON_MAX);
+	for (size_t i = 0; i < n; i++) {
+		if (recs[i].type != BCN_REC_HEALTH)
+			continue;
+		bcn_buf_reset(&js);
+		if (bcn_record_to_json(&recs[i], &js)) {
+			failed++;
+			continue;
+		}
+		redisAppendCommand(f->rc, "HSET %s %s %b", f->health_key,
+				   recs[i].node, js.data, js.len);
+		sent++;
+	}
+	bcn_buf_free(&js);
+	for (size_t i = 0; i < sent; i++) {
+		redisReply *r = NULL;
+
+		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK) {
+			failed += sent - i;
+			break;
+		}
+		if (!r || r->type == REDIS_REPLY_ERROR)
+			failed++;
+		freeReplyObject(r);
+	}
+	if (failed)
+		bcn_complain(&f->health_complaint, BCN_LOG_WARNING,
+			     "flusher: cannot note %zu collectors' health in "
+			     "%s", failed, f->health_key);
+}
+
 /* Hands the round's lag to the server's statistics, once its frames have
  * left the queue (a batch stored again after a failed trim counts once). */
 static void publish_lag(struct bcn_flusher *f)
@@ -465,6 +509,7 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 				account_lag(f, f->recs, nr);
 				note_jobs(f, f->recs, nr);
 				note_gens(f, f->recs, nr);
+				note_health(f, f->recs, nr);
 			}
 			nr = 0;
 		}
@@ -499,6 +544,7 @@ static int flush_round(struct bcn_flusher *f)
 			account_lag(f, f->recs, nrec);
 			note_jobs(f, f->recs, nrec);
 			note_gens(f, f->recs, nrec);
+			note_health(f, f->recs, nrec);
 		}
 	} else if (rc < 0 && rc != -EIO) {
 		freeReplyObject(r);
@@ -619,6 +665,8 @@ int bcn_flusher_start(const struct bcn_logsrv_config *cfg,
 	bcn_logsrv_frame_limits(cfg, false, &f->lim);
 	snprintf(f->queue_key, sizeof(f->queue_key), BCN_LOGSRV_QUEUE_KEY, cfg->redis_prefix);
 	snprintf(f->dead_key, sizeof(f->dead_key), BCN_LOGSRV_DEAD_KEY, cfg->redis_prefix);
+	snprintf(f->health_key, sizeof(f->health_key), BCN_LOGSRV_COLLECTORS_KEY,
+		 cfg->redis_prefix);
 	f->recs = calloc(BATCH_RECORDS_MAX, sizeof(*f->recs));
 	f->items = calloc(BATCH_RECORDS_MAX, sizeof(*f->items));
 	f->jobs = calloc(BATCH_RECORDS_MAX, sizeof(*f->jobs));

@@ -124,6 +124,8 @@ int bcn_logsrv_run(const struct bcn_logsrv_config *cfg,
 #define BCN_LOGSRV_QUEUE_KEY BCN_REDISQ_QUEUE_KEY /* list of frames */
 #define BCN_LOGSRV_DEAD_KEY "%s:dead"           /* undecodable frames */
 #define BCN_LOGSRV_STATS_KEY "%s:stats"         /* hash of the statistics */
+/* a hash: node -> its latest health record as JSON (docs/logsrv.md) */
+#define BCN_LOGSRV_COLLECTORS_KEY "%s:collectors"
 /* a hash: the redis_prefix of every log server publishing statistics in
  * this Redis -> its name (beacon-web's BCN_WEB_LOGSRV_REGISTRY) */
 #define BCN_LOGSRV_REGISTRY_KEY "beacon:logsrvs"

@@ -25,18 +25,25 @@ const char *const bcn_role_names[BCN_ROLE_MAX + 1] = {
 
 uint32_t bcn_role_types(int role)
 {
+	uint32_t own;
+
 	switch (role) {
 	case BCN_ROLE_ANY: return ~0u;
 	case BCN_ROLE_COMPUTE:
-		return T(BCN_REC_IO) | T(BCN_REC_TRACE_LOSS) | T(BCN_REC_PORT);
+		own = T(BCN_REC_IO) | T(BCN_REC_TRACE_LOSS) | T(BCN_REC_PORT);
+		break;
 	case BCN_ROLE_FORWARDING:
-		return T(BCN_REC_FWD_REQ) | T(BCN_REC_FWD_RPC) | T(BCN_REC_PORT);
-	case BCN_ROLE_OSS: return T(BCN_REC_OST) | T(BCN_REC_PORT);
-	case BCN_ROLE_MDS: return T(BCN_REC_MDS) | T(BCN_REC_PORT);
-	case BCN_ROLE_SWITCH: return T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY);
-	case BCN_ROLE_SCHEDULER: return T(BCN_REC_JOB);
+		own = T(BCN_REC_FWD_REQ) | T(BCN_REC_FWD_RPC) | T(BCN_REC_PORT);
+		break;
+	case BCN_ROLE_OSS: own = T(BCN_REC_OST) | T(BCN_REC_PORT); break;
+	case BCN_ROLE_MDS: own = T(BCN_REC_MDS) | T(BCN_REC_PORT); break;
+	case BCN_ROLE_SWITCH: own = T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY); break;
+	case BCN_ROLE_SCHEDULER: own = T(BCN_REC_JOB); break;
 	default: return 0;
 	}
+	/* every collector reports its own health, about itself only: the
+	 * record's entity is its sender */
+	return own | T(BCN_REC_HEALTH);
 }
 
 struct slot {

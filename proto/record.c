@@ -21,6 +21,7 @@ static const char *const layer_names[BCN_LAYER_MAX] = {
 	[BCN_LAYER_CLIENT] = "client", [BCN_LAYER_FORWARD] = "forward",
 	[BCN_LAYER_OST] = "ost", [BCN_LAYER_MDS] = "mds",
 	[BCN_LAYER_SWITCH] = "switch", [BCN_LAYER_JOB] = "job",
+	[BCN_LAYER_COLLECTOR] = "collector",
 };
 
 #define OFF(member) ((uint16_t)offsetof(struct bcn_record, u.member))
@@ -153,6 +154,40 @@ static const struct bcn_field trace_loss_fields[] = {
 	    "1 when a thread's runs could not be taken at the end"),
 };
 
+static const struct bcn_field health_fields[] = {
+	STR(health.program, "program", "the collector daemon's name"),
+	I64(health.started, "started", "ns", "when the daemon started"),
+	U64(health.samples, "samples", "", "samples taken"),
+	U64(health.sample_errors, "sample_errors", "", "samples that failed"),
+	U64(health.overruns, "overruns", "",
+	    "ticks missed because sampling took longer than the interval"),
+	U64(health.file_errors, "file_errors", "",
+	    "files that could not be read or parsed"),
+	U64(health.skipped_lines, "skipped_lines", "",
+	    "malformed lines the parsers skipped"),
+	U64(health.bad_records, "bad_records", "",
+	    "records refused as invalid, never sent"),
+	U64(health.records, "records", "", "records made"),
+	U64(health.acked_records, "acked_records", "",
+	    "records the log servers confirmed as stored"),
+	U64(health.dropped_records, "dropped_records", "",
+	    "records given up: pushed out of a full send buffer, or rejected"),
+	U64(health.send_errors, "send_errors", "",
+	    "frames that could not be queued for sending"),
+	U64(health.buffered_bytes, "buffered_bytes", "bytes",
+	    "gauge: frames waiting for an acknowledgement"),
+	U64(health.buffer_max, "buffer_max", "bytes",
+	    "gauge: the send buffer's capacity"),
+	U64(health.connected, "connected", "",
+	    "gauge: 1 while a session with a log server is up"),
+	U64(health.reconnects, "reconnects", "", "sessions after the first"),
+	U64(health.connect_failures, "connect_failures", "",
+	    "connection attempts that failed"),
+	U64(health.resent, "resent", "", "frames written again"),
+	U64(health.cpu_ns, "cpu_ns", "ns",
+	    "CPU time of sampling and framing"),
+};
+
 #define DESC(nm, layer, tab, doc) { nm, layer, tab, sizeof(tab) / sizeof(tab[0]), doc }
 static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 	[BCN_REC_IO] = DESC("io", BCN_LAYER_CLIENT, io_fields,
@@ -185,6 +220,11 @@ static const struct bcn_record_desc descs[BCN_REC_TYPE_MAX] = {
 		"accounts for it when the process's stream ends or is found "
 		"cut; t is when it was accounted. A job with such records has "
 		"client-layer figures that are lower bounds."),
+	[BCN_REC_HEALTH] = DESC("health", BCN_LAYER_COLLECTOR, health_fields,
+		"A collector daemon's account of itself, sent every "
+		"health_interval: its counters are totals since started "
+		"(not per-interval deltas), its gauges the values at t; dur "
+		"is the time since its previous health record."),
 };
 
 const struct bcn_record_desc *bcn_record_desc(uint64_t type)

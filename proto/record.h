@@ -27,6 +27,7 @@ enum bcn_layer {
 	BCN_LAYER_MDS,          /* metadata servers and targets */
 	BCN_LAYER_SWITCH,       /* InfiniBand switches and HCAs */
 	BCN_LAYER_JOB,          /* batch-system job records */
+	BCN_LAYER_COLLECTOR,    /* the collectors' own health */
 	BCN_LAYER_MAX
 };
 
@@ -40,6 +41,7 @@ enum bcn_rec_type {
 	BCN_REC_JOB,            /* a batch job */
 	BCN_REC_TOPOLOGY,       /* what one switch port is cabled to */
 	BCN_REC_TRACE_LOSS,     /* what the tracer of one process lost */
+	BCN_REC_HEALTH,         /* a collector's own counters */
 	BCN_REC_TYPE_MAX
 };
 
@@ -213,6 +215,33 @@ struct bcn_rec_trace_loss {
 	uint64_t partial;       /* 1: a thread's runs were lost at the end */
 };
 
+/* A collector's account of itself (docs/collectors.md, "Health"): sent
+ * every health_interval by each collector daemon. Unlike other records
+ * its counters are totals since the daemon started (started), so that a
+ * lost record loses nothing and a restart shows as counters going back
+ * to zero, as Prometheus counters do; the gauges are the values at t. */
+struct bcn_rec_health {
+	const char *program;    /* beacon-clientd, beacon-ostd, ... */
+	int64_t started;        /* ns since the epoch */
+	uint64_t samples;
+	uint64_t sample_errors;
+	uint64_t overruns;      /* ticks missed: sampling too slow */
+	uint64_t file_errors;
+	uint64_t skipped_lines;
+	uint64_t bad_records;
+	uint64_t records;       /* records made */
+	uint64_t acked_records; /* records the log servers confirmed */
+	uint64_t dropped_records; /* records given up: buffer full, rejected */
+	uint64_t send_errors;   /* frames that could not be queued */
+	uint64_t buffered_bytes; /* gauge: waiting for an acknowledgement */
+	uint64_t buffer_max;    /* gauge: the send buffer's capacity */
+	uint64_t connected;     /* gauge: 1 while a session is up */
+	uint64_t reconnects;
+	uint64_t connect_failures;
+	uint64_t resent;        /* frames written again */
+	uint64_t cpu_ns;        /* CPU of sampling and framing */
+};
+
 struct bcn_record {
 	uint64_t type;          /* enum bcn_rec_type */
 	const char *node;       /* sending node; filled in by the decoder */
@@ -229,6 +258,7 @@ struct bcn_record {
 		struct bcn_rec_job job;
 		struct bcn_rec_topology topo;
 		struct bcn_rec_trace_loss trace_loss;
+		struct bcn_rec_health health;
 	} u;
 };
 

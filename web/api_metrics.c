@@ -3,7 +3,8 @@
  * administrators (others 403). The request counters are the service's
  * own; open anomalies come from the job database, the log servers'
  * health from the statistics hashes they publish in the cache's Redis
- * (the hash beacon:logsrvs maps their redis_prefix to their name). */
+ * (the hash beacon:logsrvs maps their redis_prefix to their name), the
+ * collectors' from their health records (web/metrics_collectors.c). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -384,6 +385,8 @@ int bcn_web_metrics(struct bcn_web_req *q, struct bcn_web_resp *p)
 		rc = anomaly_lines(b, k);
 	if (!rc)
 		rc = logsrv_lines(b, &l);
+	if (!rc)
+		rc = bcn_web_collector_lines(w, b);
 out:
 	free(k);
 	free(l.v);

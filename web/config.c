@@ -87,6 +87,16 @@ const struct bcn_config_opt bcn_web_options[] = {
 	  .help = "Addresses and CIDR blocks (comma-separated) served GET "
 		  "/metrics without logging in; administrators always are. "
 		  "Empty: administrators only." },
+	{ "web_metrics_collectors", BCN_CFG_UINT, M(metrics_collectors),
+	  .min = 0, .max = 1000000, .def = "1000",
+	  .help = "Collectors with series of their own in /metrics, the "
+		  "troubled (silent, disconnected, dropping, failing) first; "
+		  "every collector counts in the per-program totals." },
+	{ "web_collector_silent", BCN_CFG_DURATION, M(collector_silent_ms),
+	  .min = 1000, .max = 86400000, .def = "5m",
+	  .help = "A collector whose latest health record is older than "
+		  "this is silent (set above the collectors' "
+		  "health_interval)." },
 	{ "log_level", BCN_CFG_ENUM, M(log_level),
 	  .words = bcn_log_level_names, .def = "info", .help = "Log level." },
 	{ "log_dest", BCN_CFG_ENUM, M(log_dest), .words = log_dests,

@@ -23,6 +23,7 @@
 #define BCN_WEB_LOGSRVS_MAX 256         /* log servers read from Redis */
 #define BCN_WEB_KINDS_MAX 256           /* anomaly kinds exposed */
 #define BCN_WEB_ANOMALIES_SCAN_MAX 100000 /* open anomalies counted */
+#define BCN_WEB_COLLECTORS_READ_MAX (1u << 20) /* health entries read */
 
 /* An address or a CIDR block of web_metrics_allow. */
 struct bcn_web_net {

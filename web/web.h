@@ -46,6 +46,8 @@ struct bcn_web_config {
 	uint64_t page_max;                      /* jobs, anomalies per page */
 	uint64_t grants_max;                    /* a user's (job, component) */
 	char metrics_allow[1024];               /* who may read /metrics */
+	uint64_t metrics_collectors;            /* per-collector series, max */
+	int64_t collector_silent_ms;            /* health older: silent */
 	int log_level, log_dest;
 	struct bcn_store_settings store;
 	struct bcn_stores_config stores;

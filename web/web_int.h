@@ -135,6 +135,11 @@ bcn_web_handler bcn_web_jobs, bcn_web_job;
 bcn_web_handler bcn_web_anomalies, bcn_web_anomaly, bcn_web_anomaly_ack;
 bcn_web_handler bcn_web_series, bcn_web_overview, bcn_web_heatmap;
 bcn_web_handler bcn_web_metrics;        /* GET /metrics (web/api_metrics.c) */
+/* Appends the collectors' health families to b (web/metrics_collectors.c):
+ * reads the log servers' <prefix>:collectors hashes under w->lock.
+ * Returns 0 (also when Redis is unreachable: nothing is written then but
+ * the families' headers) or a negative code. */
+int bcn_web_collector_lines(struct bcn_web *w, struct bcn_buf *b);
 bcn_web_handler bcn_web_net_switches, bcn_web_net_series;
 
 #endif

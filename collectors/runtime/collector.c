@@ -46,6 +46,10 @@ struct bcn_collector {
 	size_t cut_bytes;               /* cut frames above this raw size */
 	struct bcn_buf obuf;            /* one finished frame (--output) */
 	struct bcn_collector_stats st;
+	const char *prog;               /* the daemon's name */
+	int64_t started_ns;             /* wall clock at start */
+	int64_t health_next;            /* monotonic: next health record */
+	int64_t health_last;            /* wall clock of the previous one */
 	uint64_t skipped_now;           /* malformed lines, this sample */
 	struct bcn_complain send_c, sample_c, overrun_c, skip_c, bad_c;
 	struct file_complaint files[FILE_COMPLAINTS];
@@ -234,7 +238,10 @@ static int cut_frame(struct bcn_collector *c)
 	return rc;
 }
 
-int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r)
+/* Adds r to the current frame, cutting it first when full; counts r in
+ * *counter when added. Returns 0 or the failure (counted, logged). */
+static int add_record(struct bcn_collector *c, const struct bcn_record *r,
+		      uint64_t *counter)
 {
 	int rc = bcn_record_check(r);
 
@@ -265,8 +272,58 @@ int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r)
 			     "a frame: %s", bcn_strerror(rc));
 		return rc;
 	}
-	c->st.records++;
+	(*counter)++;
 	return 0;
+}
+
+int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r)
+{
+	return add_record(c, r, &c->st.records);
+}
+
+/* Sends a health record (docs/collectors.md, "Health") when one is due:
+ * the loop's counters and the sender's, totals since the start. Only
+ * when sending: a --output file holds the sampled records alone. */
+static void maybe_health(struct bcn_collector *c, int64_t now_mono)
+{
+	struct bcn_sender_stats ss;
+	struct bcn_rec_health *h;
+	struct bcn_record r;
+	int64_t real;
+
+	if (!c->snd || c->cc->health_interval_ms <= 0 ||
+	    now_mono < c->health_next)
+		return;
+	c->health_next = now_mono + c->cc->health_interval_ms * NS_PER_MS;
+	real = bcn_real_ns();
+	bcn_sender_stats(c->snd, &ss);
+	bcn_record_init(&r, BCN_REC_HEALTH);
+	r.node = c->cc->node;
+	r.t = real;
+	r.dur = real > c->health_last ? real - c->health_last : 0;
+	c->health_last = real;
+	h = &r.u.health;
+	h->program = c->prog;
+	h->started = c->started_ns;
+	h->samples = c->st.samples;
+	h->sample_errors = c->st.sample_errors;
+	h->overruns = c->st.overruns;
+	h->file_errors = c->st.file_errors;
+	h->skipped_lines = c->st.skipped_lines;
+	h->bad_records = c->st.bad_records;
+	h->records = c->st.records;
+	h->acked_records = ss.acked_records;
+	h->dropped_records = ss.dropped_records;
+	h->send_errors = c->st.send_errors;
+	h->buffered_bytes = ss.buffered_bytes;
+	h->buffer_max = ss.buffer_max;
+	h->connected = ss.connected > 0;
+	h->reconnects = ss.reconnects;
+	h->connect_failures = ss.connect_failures;
+	h->resent = ss.resent;
+	h->cpu_ns = c->st.sample_cpu_ns;
+	if (add_record(c, &r, &c->st.health) == 0)
+		cut_frame(c);
 }
 
 /* Takes one sample closing [t, t + dur) and sends its frames. */
@@ -363,6 +420,7 @@ static void run_loop(struct bcn_collector *c,
 			wall = real - (now - prev);
 		first = false;
 		take_sample(c, ops, state, wall, now - prev);
+		maybe_health(c, mono_ns());
 		wall += now - prev;
 		prev = now;
 		if (c->cc->count && c->st.samples >= c->cc->count)
@@ -648,6 +706,9 @@ int bcn_collector_run(const struct bcn_program *p)
 	}
 	c->cc = cc;
 	c->out_fd = -1;
+	c->prog = p->name;
+	c->started_ns = c->health_last = bcn_real_ns();
+	c->health_next = mono_ns() + cc->health_interval_ms * NS_PER_MS;
 	status = run(c, p->name, d->ops, d->state);
 	free(c);
 out:

@@ -41,6 +41,7 @@ struct bcn_collector_conf {
 	uint64_t frame_bytes;                   /* cut frames above this */
 	int64_t flush_timeout_ms;               /* on exit, wait for ACKs */
 	char stats_file[BCN_COLLECTOR_PATH_MAX];/* "": none; "-": stderr */
+	int64_t health_interval_ms;             /* health records; 0: none */
 	int log_level;
 	int log_dest;
 	struct bcn_sender_conf send;            /* node set by the loop */
@@ -59,7 +60,7 @@ extern const char *const bcn_collector_log_dests[];
  *	};
  *
  * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
- * stats_file, log_level, log_dest and the sender's (BCN_SENDER_CONFIG_OPTS:
+ * stats_file, health_interval, log_level, log_dest and the sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
 	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, "1M")
@@ -96,6 +97,11 @@ extern const char *const bcn_collector_log_dests[];
 	{ "stats_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.stats_file), \
 	  .help = "On exit, append one JSON line of loop statistics (CPU " \
 		  "time per sample, memory) to this file ('-': stderr)." }, \
+	{ "health_interval", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.health_interval_ms), .min = 0, \
+	  .max = 86400000, .def = "60s", \
+	  .help = "Send a health record (this daemon's own counters) this " \
+		  "often to the log server (0: never)." }, \
 	{ "log_level", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.log_level), \
 	  .words = bcn_log_level_names, .def = "notice", \
 	  .help = "Least severe level logged." }, \
@@ -226,6 +232,8 @@ struct bcn_collector_stats {
 	uint64_t sample_wall_ns;        /* elapsed time, all samples */
 	uint64_t sample_wall_max_ns;
 	uint64_t last_cpu_ns;           /* CPU time of the last sample */
+	uint64_t health;                /* health records sent (not in
+					 * records) */
 };
 
 /* Copies the loop counters into *st. */

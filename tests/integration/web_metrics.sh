@@ -15,6 +15,12 @@
 # job's window that does not name the job (a whole-target record) sent
 # through the log server makes the next GET a miss with the new total,
 # a record of another window leaves it a hit.
+# Then the collectors' health (docs/collectors.md, "Health"): a real
+# beacon-ostd sends health records every second through the log server;
+# /metrics shows it connected with its records, its last health record
+# within its own exit statistics once stopped, then silent; the health
+# records are in the store; garbage in the log server's health hash is
+# counted as unreadable and breaks nothing (collector_health_check.py).
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -107,6 +113,7 @@ done
 { grep '^jobdb_' "$T/db/jobdb.conf"; cat <<EOF2
 web_listen = 127.0.0.1:$WP
 web_metrics_allow = 127.0.0.2, 10.1.0.0/16
+web_collector_silent = 3s
 store_dir = $T/store
 cache_host = 127.0.0.1
 cache_port = $RP
@@ -123,5 +130,54 @@ BCN_REDIS_PORT=$RP BCN_LOGSRV_PORT=$LP BCN_BEACON=$BEACON \
 	BCN_LATEFRAME=$BCN_BUILD/tests/lateframe BCN_DB_SOCK=$T/db/sock \
 	/usr/bin/python3 "$BCN_SRC/tests/integration/web_metrics_check.py" "$T" "$WP" ||
 	fail "the metrics checks failed"
+kill -0 "$WPID" || fail "beacon-web died"
+
+# --- the collectors' health
+HC() { /usr/bin/python3 "$BCN_SRC/tests/integration/collector_health_check.py" "$@"; }
+until_ok() {    # retries a check answering 3 ("not yet") for up to 60 s
+	local st
+	for _ in $(seq 1 120); do
+		st=0; HC "$@" 2> "$T/hc.err" || st=$?
+		[ "$st" = 3 ] || break
+		sleep 0.5
+	done
+	[ "$st" = 0 ] || fail "health check $1: $(cat "$T/hc.err")"
+}
+mkdir -p "$T/ossroot"
+cp -r "$BCN_TEST_DATA/lustre/ost/lmt-2.15.4_1/." "$T/ossroot/"
+chmod -R u+w "$T/ossroot"
+cat > "$T/ostd.conf" <<EOF2
+root = "$T/ossroot"
+node = "oss-health"
+interval = 200ms
+health_interval = 1s
+server = 127.0.0.1:$LP
+key_file = $T/key
+stats_file = $T/ostd.stats
+job_stats_interval = 0
+exports_interval = 0
+EOF2
+"$BCN_BUILD/collectors/ost/beacon-ostd" --config "$T/ostd.conf" 2> "$T/ostd.log" &
+OPID=$!
+until_ok running "$WP" oss-health
+kill -TERM "$OPID"
+wait "$OPID" || fail "beacon-ostd exited with $?: $(tail -3 "$T/ostd.log")"
+HC stopped "$WP" oss-health "$T/ostd.stats" || fail "health after the stop"
+until_ok silent "$WP" oss-health
+"$BEACON" query --config "$T/logsrv.conf" --layer collector --from 2000-01-01 > "$T/health.jsonl" ||
+	fail "beacon query --layer collector"
+/usr/bin/python3 - "$T/health.jsonl" <<'PY2'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+assert recs, "no health record in the store"
+for r in recs:
+    assert r["type"] == "health" and r["node"] == "oss-health", r
+    assert r["program"] == "beacon-ostd", r
+assert [r["records"] for r in recs] == sorted(r["records"] for r in recs), \
+    "the counters of successive health records go back"
+PY2
+bcn_redis "$RP" HSET bcn:collectors junk-node '{"type":' > /dev/null
+bcn_redis "$RP" HSET bcn:collectors other-node "$(head -1 "$T/health.jsonl")" > /dev/null
+HC garbage "$WP" oss-health || fail "health with garbage in the hash"
 kill -0 "$WPID" || fail "beacon-web died"
 echo "web_metrics: ok"

@@ -57,8 +57,11 @@ static void test_types(void **state)
 	assert_true(bcn_role_types(BCN_ROLE_FORWARDING) & T(BCN_REC_FWD_RPC));
 	assert_false(bcn_role_types(BCN_ROLE_FORWARDING) & T(BCN_REC_IO));
 	assert_int_equal(bcn_role_types(BCN_ROLE_SWITCH),
-			 T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY));
-	assert_int_equal(bcn_role_types(BCN_ROLE_SCHEDULER), T(BCN_REC_JOB));
+			 T(BCN_REC_PORT) | T(BCN_REC_TOPOLOGY) | T(BCN_REC_HEALTH));
+	assert_int_equal(bcn_role_types(BCN_ROLE_SCHEDULER),
+			 T(BCN_REC_JOB) | T(BCN_REC_HEALTH));
+	for (int r = BCN_ROLE_COMPUTE; r < BCN_ROLE_NONE; r++)
+		assert_true(bcn_role_types(r) & T(BCN_REC_HEALTH));
 	assert_int_equal(bcn_role_types(BCN_ROLE_NONE), 0);
 	for (int t = 1; t < BCN_REC_TYPE_MAX; t++)
 		assert_true(bcn_role_types(BCN_ROLE_ANY) & T(t));
