@@ -6,16 +6,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <hiredis/hiredis.h>
 
 #include "analysis/cache.h"
 #include "common/cachegen.h"
 #include "common/error.h"
+#include "common/log.h"
+
+#define RECONNECT_GAP_NS 1000000000ll  /* one attempt a second at most */
 
 struct bcn_cache {
 	struct bcn_cache_config cfg;
-	redisContext *rc;
+	redisContext *rc;               /* NULL: lost, reconnect */
+	int64_t last_try_ns;            /* monotonic, of the last connect */
+	struct bcn_complain lost;
 };
 
 static void key_of(const struct bcn_cache *c, uint64_t job, char *k, size_t n)
@@ -51,31 +57,84 @@ out:
 	return rc;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+/* Connects (and authenticates) c->rc. Returns 0, or a code with err. */
+static int connect_cache(struct bcn_cache *c, char *err, size_t errlen)
+{
+	struct timeval tv;
+
+	tv.tv_sec = c->cfg.timeout_ms / 1000;
+	tv.tv_usec = (c->cfg.timeout_ms % 1000) * 1000;
+	c->last_try_ns = mono_ns();
+	c->rc = redisConnectWithTimeout(c->cfg.host, (int)c->cfg.port, tv);
+	if (!c->rc || c->rc->err) {
+		snprintf(err, errlen, "report cache %s:%" PRIu64 ": %s",
+			 c->cfg.host, c->cfg.port, c->rc ? c->rc->errstr :
+			 "out of memory");
+		if (c->rc)
+			redisFree(c->rc);
+		c->rc = NULL;
+		return -ECONNREFUSED;
+	}
+	redisSetTimeout(c->rc, tv);
+	if (c->cfg.password_file[0]) {
+		int rc = auth(c, err, errlen);
+
+		if (rc) {
+			redisFree(c->rc);
+			c->rc = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Makes c usable: a connection that failed (Redis restarted, a timeout)
+ * is dropped and made again, at most once a second, so that a Redis
+ * that is down costs a miss, not a connection attempt per request.
+ * Returns 0 or -EIO. */
+static int ready(struct bcn_cache *c)
+{
+	char err[256];
+
+	if (c->rc && !c->rc->err)
+		return 0;
+	if (c->rc) {
+		bcn_complain(&c->lost, BCN_LOG_WARNING, "report cache %s:%"
+			     PRIu64 ": %s; reconnecting", c->cfg.host,
+			     c->cfg.port, c->rc->errstr);
+		redisFree(c->rc);
+		c->rc = NULL;
+	}
+	if (mono_ns() - c->last_try_ns < RECONNECT_GAP_NS)
+		return -EIO;
+	if (connect_cache(c, err, sizeof(err))) {
+		bcn_complain(&c->lost, BCN_LOG_WARNING, "%s", err);
+		return -EIO;
+	}
+	bcn_complain_release(&c->lost, BCN_LOG_NOTICE, "report cache %s:%"
+			     PRIu64 " is back", c->cfg.host, c->cfg.port);
+	return 0;
+}
+
 int bcn_cache_open(const struct bcn_cache_config *cfg, struct bcn_cache **out,
 		   char *err, size_t errlen)
 {
 	struct bcn_cache *c = calloc(1, sizeof(*c));
-	struct timeval tv;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
 	if (!c)
 		return -ENOMEM;
 	c->cfg = *cfg;
-	tv.tv_sec = cfg->timeout_ms / 1000;
-	tv.tv_usec = (cfg->timeout_ms % 1000) * 1000;
-	c->rc = redisConnectWithTimeout(cfg->host, (int)cfg->port, tv);
-	if (!c->rc || c->rc->err) {
-		snprintf(err, errlen, "report cache %s:%" PRIu64 ": %s",
-			 cfg->host, cfg->port, c->rc ? c->rc->errstr :
-			 "out of memory");
-		rc = -ECONNREFUSED;
-		goto out;
-	}
-	redisSetTimeout(c->rc, tv);
-	if (cfg->password_file[0])
-		rc = auth(c, err, errlen);
-out:
+	rc = connect_cache(c, err, errlen);
 	if (rc) {
 		bcn_cache_close(c);
 		return rc;
@@ -104,6 +163,8 @@ int bcn_cache_generation(struct bcn_cache *c, int64_t from, int64_t to,
 	int rc = 0;
 
 	*gen = 0;
+	if (ready(c))
+		return -EIO;
 	if (from < 0)
 		from = 0;
 	if (to <= from)
@@ -152,6 +213,8 @@ int bcn_cache_get(struct bcn_cache *c, uint64_t job, uint64_t gen,
 	redisReply *r;
 	int rc;
 
+	if (ready(c))
+		return -EIO;
 	key_of(c, job, k, sizeof(k));
 	r = redisCommand(c->rc, "HMGET %s gen json", k);
 	if (!r)
@@ -176,6 +239,8 @@ int bcn_cache_put(struct bcn_cache *c, uint64_t job, uint64_t gen,
 	redisReply *r = NULL;
 	int rc = 0;
 
+	if (ready(c))
+		return -EIO;
 	key_of(c, job, k, sizeof(k));
 	/* DEL first: a key of another type (an older beacon's string) */
 	redisAppendCommand(c->rc, "MULTI");
@@ -202,6 +267,8 @@ int bcn_cache_drop(struct bcn_cache *c, uint64_t job)
 	char k[BCN_CACHE_PREFIX_MAX + 24];
 	redisReply *r;
 
+	if (ready(c))
+		return -EIO;
 	key_of(c, job, k, sizeof(k));
 	r = redisCommand(c->rc, "DEL %s", k);
 	if (!r)
@@ -259,11 +326,14 @@ int bcn_cache_registry(struct bcn_cache *c, const char *reg_key,
 		       const char *suffix, size_t max, bcn_cache_hash_fn *fn,
 		       void *arg)
 {
-	redisReply *r = redisCommand(c->rc, "HGETALL %s", reg_key);
+	redisReply *r;
 	struct member *m = NULL;
 	size_t n = 0;
 	int rc = 0;
 
+	if (ready(c))
+		return -EIO;
+	r = redisCommand(c->rc, "HGETALL %s", reg_key);
 	if (!r || r->type != REDIS_REPLY_ARRAY) {
 		freeReplyObject(r);
 		return -EIO;

@@ -10,6 +10,9 @@ usage: collector_health_check.py PHASE WEB_PORT NODE [STATS_FILE]
   silent   its health record is older than web_collector_silent
   garbage  two bad entries in the hash count as unreadable, and the
            collector's series are still there
+  redis_down  Redis stopped: the exposition says so, and still answers
+  redis_back  Redis restarted (its AOF kept the hashes): beacon-web
+           reconnected and reads the collectors again
 Exits 0 when the phase's checks hold, 1 with a message when they do
 not, 3 when they do not hold yet (the caller retries)."""
 import http.client
@@ -85,5 +88,11 @@ elif phase == "garbage":
     check(get(v, "beacon_collectors", program=PROG) == 1, "still one")
     check(get(v, "beacon_collector_records_total", **mine) is not None,
           "its series")
+elif phase == "redis_down":
+    need(get(v, "beacon_web_backend_up", backend="redis") == 0, "redis down")
+    check(get(v, "beacon_web_backend_up", backend="jobdb") == 1, "jobdb up")
+elif phase == "redis_back":
+    need(get(v, "beacon_web_backend_up", backend="redis") == 1, "redis up")
+    need(get(v, "beacon_collectors", program=PROG) == 1, "collector back")
 else:
     sys.exit(f"unknown phase {phase}")

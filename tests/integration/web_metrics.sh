@@ -20,7 +20,8 @@
 # /metrics shows it connected with its records, its last health record
 # within its own exit statistics once stopped, then silent; the health
 # records are in the store; garbage in the log server's health hash is
-# counted as unreadable and breaks nothing (collector_health_check.py).
+# counted as unreadable and breaks nothing (collector_health_check.py);
+# a restart of Redis is seen, and beacon-web reconnects by itself.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -179,5 +180,11 @@ PY2
 bcn_redis "$RP" HSET bcn:collectors junk-node '{"type":' > /dev/null
 bcn_redis "$RP" HSET bcn:collectors other-node "$(head -1 "$T/health.jsonl")" > /dev/null
 HC garbage "$WP" oss-health || fail "health with garbage in the hash"
+# Redis restarts under beacon-web: the exposition says it is down, then
+# beacon-web reconnects by itself
+kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true
+until_ok redis_down "$WP" oss-health
+bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen again"
+until_ok redis_back "$WP" oss-health
 kill -0 "$WPID" || fail "beacon-web died"
 echo "web_metrics: ok"
