@@ -283,7 +283,8 @@ int bcn_web_collector_lines(struct bcn_web *w, struct bcn_buf *b)
 		rc = 0;         /* beacon_web_backend_up says Redis is down */
 	if (rc)
 		goto out;
-	qsort(l.v, l.n, sizeof(*l.v), cmp_coll);
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), cmp_coll);
 	shown = l.n < cfg->metrics_collectors ? l.n : cfg->metrics_collectors;
 	rc = aggregate(&l, b);
 	if (!rc)
