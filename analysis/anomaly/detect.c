@@ -1047,6 +1047,59 @@ static bool uplink_hot(const struct round *r, const struct upset *x,
 	return share >= 0 && port_bytes(&r->sw, x->up[u], b) >= hot * fmax(share, 1);
 }
 
+/* Names the jobs on a leaf's hosts during the run of a hot uplink: the
+ * jobs running (by the job database) on the hosts its host ports are
+ * cabled to, each weighed by its hosts' port bytes over the run (a host
+ * running several jobs splits its bytes among them). When the hosts'
+ * traffic explains the uplink's (their share at least half of its bytes)
+ * the jobs with 30% or more of it are accused, the others affected; when
+ * it does not (traffic from elsewhere crosses the leaf), every job there
+ * is affected. *share_pct gets the hosts' share of the uplink's bytes. */
+static void name_leaf_jobs(struct round *r, const struct upset *x,
+			   double up_bytes, const struct bcn_run *run,
+			   struct bcn_anomaly *a, double *share_pct)
+{
+	uint64_t jobs[BCN_ANOMALY_JOBS_MAX], ids[16];
+	uint32_t unused[BCN_ANOMALY_JOBS_MAX];
+	double v[BCN_ANOMALY_JOBS_MAX] = { 0 }, hosts = 0;
+	int64_t mid = r->sw.from + (int64_t)((run->first + run->last) / 2) *
+		      r->sw.bucket;
+	size_t n = 0;
+	bool accuse;
+
+	*share_pct = 0;
+	for (size_t j = 0; r->db && j < x->nd; j++) {
+		const struct bcn_net_link *l = row_link(r, x->down[j]);
+		double bytes = 0;
+		int got;
+
+		if (!l || l->kind != BCN_TOPO_HOST || !l->host[0])
+			continue;
+		for (size_t b = run->first; b <= run->last; b++)
+			bytes += port_bytes(&r->sw, x->down[j], b);
+		hosts += bytes;
+		got = bcn_jobdb_jobs_on(r->db, l->host, mid, ids, 16);
+		for (int k = 0; k < got; k++) {
+			size_t at = 0;
+
+			add_job(ids[k], jobs, unused, &n, BCN_ANOMALY_JOBS_MAX);
+			while (at < n && jobs[at] != ids[k])
+				at++;
+			if (at < n)     /* not when the list was full */
+				v[at] += bytes / got;
+		}
+	}
+	*share_pct = up_bytes > 0 ? 100 * hosts / (double)x->nu / up_bytes : 0;
+	accuse = up_bytes > 0 && hosts / (double)x->nu >= 0.5 * up_bytes;
+	for (size_t i = 0; i < n && a->njobs < BCN_ANOMALY_JOBS_MAX; i++) {
+		bool acc = accuse && hosts > 0 && v[i] >= 0.3 * hosts;
+
+		a->jobs[a->njobs].job = jobs[i];
+		a->jobs[a->njobs++].role = acc ? BCN_ANOMALY_ACCUSED :
+					   BCN_ANOMALY_AFFECTED;
+	}
+}
+
 /* The anomaly of one run of hot buckets of uplink u: scored by its mean
  * utilisation over the run when that reached hot_util, else by its
  * bytes over its share of the host ports' (a leaf) or over its peers'
@@ -1057,7 +1110,7 @@ static int hot_uplink_run(struct round *r, const struct upset *x, size_t u,
 	const struct bcn_grid *g = &r->sw;
 	const struct bcn_net_link *l = row_link(r, x->up[u]);
 	size_t nb = run->last - run->first + 1;
-	double dir = 0, bytes = 0, peers = 0, share = 0;
+	double dir = 0, bytes = 0, peers = 0, share = 0, hosts_pct;
 	double secs = (double)nb * r->secs, util, score, lim;
 
 	for (size_t b = run->first; b <= run->last; b++) {
@@ -1076,13 +1129,15 @@ static int hot_uplink_run(struct round *r, const struct upset *x, size_t u,
 	}
 	bcn_anomaly_init(a, "hot_switch", bcn_grid_name(g, x->up[u]),
 			 severity_of(score, lim), score);
+	name_leaf_jobs(r, x, bytes, run, a, &hosts_pct);
 	snprintf(a->evidence, sizeof(a->evidence), "{\"uplink\":true,"
 		 "\"bytes_per_s\":%.0f,\"rate\":%.0f,\"utilisation\":%.3f,"
 		 "\"peer_median_bytes_per_s\":%.0f,\"peers\":%zu,"
 		 "\"host_share_bytes_per_s\":%.0f,\"host_ports\":%zu,"
+		 "\"hosts_pct_of_uplink\":%.1f,"
 		 "\"limit\":%.2f,\"remote_port\":%" PRIu64 "}", dir / secs,
 		 x->rate[u], util, peers / secs, x->nu - 1, share / secs, x->nd,
-		 lim, l ? l->remote_port : 0);
+		 hosts_pct, lim, l ? l->remote_port : 0);
 	return emit(r, a, g, run);
 }
 

@@ -10,8 +10,10 @@
 # the other three); job B, the same nodes evenly: figure 1, no finding.
 # During A, leaf2's uplink port 5 runs at 96% of its rate for 10 minutes:
 # `beacon anomalies detect` finds one hot_switch anomaly on it, and a
-# second round leaves it at one; the uplinks of leaf1 (busy, equal) are
-# not hot. `beacon net` and beacon-web's network endpoints show the
+# second round leaves it at one, naming job A as affected (its hosts there
+# move far less than the uplink); the uplinks of leaf1 (busy, equal) are
+# not hot. Job C on leaf3's hosts alone fills leaf3's uplink: that
+# anomaly accuses C. `beacon net` and beacon-web's network endpoints show the
 # leaves' traffic and leaf2's ports; a plain user gets no fabric view
 # (403) and another user's job not at all, its owner the network part.
 set -euo pipefail
