@@ -333,6 +333,24 @@ static void drop_reports(struct bcn_flusher *f)
 	f->njobs = 0;
 }
 
+/* Reads the replies of sent pipelined commands. Returns how many failed
+ * (all those left when the connection broke). */
+static size_t replies(struct bcn_flusher *f, size_t sent)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < sent; i++) {
+		redisReply *r = NULL;
+
+		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK)
+			return failed + sent - i;
+		if (!r || r->type == REDIS_REPLY_ERROR)
+			failed++;
+		freeReplyObject(r);
+	}
+	return failed;
+}
+
 /* Sends one pipelined HINCRBY per distinct mark, and per day one of its
  * total ("d") and a PEXPIRE of report_gen_ttl: the generations of the
  * minutes whose records were just stored (docs/report.md), which make a
@@ -364,17 +382,7 @@ static void bump_gens(struct bcn_flusher *f)
 		redisAppendCommand(f->rc, "PEXPIRE %s %s", key, ttl);
 		sent += 2;
 	}
-	for (size_t i = 0; i < sent; i++) {
-		redisReply *r = NULL;
-
-		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK) {
-			failed += sent - i;
-			break;
-		}
-		if (!r || r->type == REDIS_REPLY_ERROR)
-			failed++;
-		freeReplyObject(r);
-	}
+	failed += replies(f, sent);
 	if (failed)
 		bcn_complain(&f->cache_complaint, BCN_LOG_WARNING,
 			     "flusher: %zu of %zu generation updates failed",
@@ -457,17 +465,7 @@ static void note_health(struct bcn_flusher *f, const struct bcn_record *recs,
 		sent++;
 	}
 	bcn_buf_free(&js);
-	for (size_t i = 0; i < sent; i++) {
-		redisReply *r = NULL;
-
-		if (redisGetReply(f->rc, (void **)&r) != REDIS_OK) {
-			failed += sent - i;
-			break;
-		}
-		if (!r || r->type == REDIS_REPLY_ERROR)
-			failed++;
-		freeReplyObject(r);
-	}
+	failed += replies(f, sent);
 	if (failed)
 		bcn_complain(&f->health_complaint, BCN_LOG_WARNING,
 			     "flusher: cannot note %zu collectors' health in "

@@ -72,23 +72,6 @@ struct kinds {
 	uint64_t seen;
 };
 
-static int family(struct bcn_buf *b, const char *name, const char *type,
-		  const char *help)
-{
-	return bcn_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
-			      name, type);
-}
-
-static int label(struct bcn_buf *b, const char *name, const char *v,
-		 bool first)
-{
-	int rc = bcn_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
-
-	if (!rc)
-		rc = bcn_web_metrics_label(b, v, strlen(v));
-	return rc ? rc : bcn_buf_adds(b, "\"");
-}
-
 /* The labels of endpoint ep, status class c, without braces. */
 static int ep_labels(struct bcn_buf *b, size_t ep, size_t c)
 {
@@ -105,10 +88,10 @@ static int ep_labels(struct bcn_buf *b, size_t ep, size_t c)
 	else
 		bcn_web_route(ep, &method, &path);
 	snprintf(cls, sizeof(cls), "%zuxx", c + 1);
-	rc = label(b, "endpoint", path, true);
+	rc = bcn_web_metrics_kv(b, "endpoint", path, true);
 	if (!rc && method[0])
-		rc = label(b, "method", method, false);
-	return rc ? rc : label(b, "status", cls, false);
+		rc = bcn_web_metrics_kv(b, "method", method, false);
+	return rc ? rc : bcn_web_metrics_kv(b, "status", cls, false);
 }
 
 static bool ep_known(size_t ep)
@@ -118,9 +101,9 @@ static bool ep_known(size_t ep)
 
 static int requests(struct bcn_web_metrics *m, struct bcn_buf *b)
 {
-	int rc = family(b, "beacon_web_requests_total", "counter",
-			"Requests answered, by endpoint (route pattern, # an "
-			"id), method and status class.");
+	int rc = bcn_web_metrics_family(b, "beacon_web_requests_total",
+			"counter", "Requests answered, by endpoint (route "
+			"pattern, # an id), method and status class.");
 
 	for (size_t e = 0; !rc && e < BCN_WEB_ENDPOINTS_MAX; e++)
 		for (size_t c = 0; !rc && ep_known(e) && c < BCN_WEB_CLASSES;
@@ -169,7 +152,8 @@ static int histogram_of(struct bcn_web_metrics *m, struct bcn_buf *b,
 
 static int latency(struct bcn_web_metrics *m, struct bcn_buf *b)
 {
-	int rc = family(b, "beacon_web_request_duration_seconds", "histogram",
+	int rc = bcn_web_metrics_family(b,
+			"beacon_web_request_duration_seconds", "histogram",
 			"Time from the request to its answer, by endpoint, "
 			"method and status class.");
 
@@ -183,9 +167,9 @@ static int latency(struct bcn_web_metrics *m, struct bcn_buf *b)
 
 static int own(struct bcn_web_metrics *m, struct bcn_buf *b)
 {
-	int rc = family(b, "beacon_web_report_cache_total", "counter",
-			"Job report requests answered from the cache (hit) "
-			"or computed (miss).");
+	int rc = bcn_web_metrics_family(b, "beacon_web_report_cache_total",
+			"counter", "Job report requests answered from the "
+			"cache (hit) or computed (miss).");
 
 	if (!rc)
 		rc = bcn_buf_printf(b, "beacon_web_report_cache_total{result="
@@ -195,8 +179,9 @@ static int own(struct bcn_web_metrics *m, struct bcn_buf *b)
 				    atomic_load(&m->cache_hits),
 				    atomic_load(&m->cache_misses));
 	if (!rc)
-		rc = family(b, "beacon_web_login_failures_total", "counter",
-			    "Log-ins refused for a wrong user or password.");
+		rc = bcn_web_metrics_family(b,
+			"beacon_web_login_failures_total", "counter",
+			"Log-ins refused for a wrong user or password.");
 	if (!rc)
 		rc = bcn_buf_printf(b, "beacon_web_login_failures_total %"
 				    PRIu64 "\n",
@@ -265,13 +250,13 @@ static int one_logsrv(void *arg, const char *member, const char *label,
 
 static int anomaly_lines(struct bcn_buf *b, const struct kinds *k)
 {
-	int rc = family(b, "beacon_anomalies_open", "gauge",
+	int rc = bcn_web_metrics_family(b, "beacon_anomalies_open", "gauge",
 			"Open anomalies in the job database, by kind.");
 
 	for (size_t i = 0; !rc && i < k->nk; i++) {
 		rc = bcn_buf_adds(b, "beacon_anomalies_open{");
 		if (!rc)
-			rc = label(b, "kind", k->kind[i], true);
+			rc = bcn_web_metrics_kv(b, "kind", k->kind[i], true);
 		if (!rc)
 			rc = bcn_buf_printf(b, "} %" PRIu64 "\n", k->n[i]);
 	}
@@ -283,8 +268,8 @@ static int logsrv_lines(struct bcn_buf *b, const struct logsrvs *l)
 	int rc = 0;
 
 	for (size_t f = 0; !rc && f < NLS; f++) {
-		rc = family(b, lsfields[f].metric, lsfields[f].type,
-			    lsfields[f].help);
+		rc = bcn_web_metrics_family(b, lsfields[f].metric,
+					    lsfields[f].type, lsfields[f].help);
 		for (size_t i = 0; !rc && i < l->n; i++) {
 			const struct logsrv *s = &l->v[i];
 
@@ -292,9 +277,11 @@ static int logsrv_lines(struct bcn_buf *b, const struct logsrvs *l)
 				continue;
 			rc = bcn_buf_printf(b, "%s{", lsfields[f].metric);
 			if (!rc)
-				rc = label(b, "logsrv", s->name, true);
+				rc = bcn_web_metrics_kv(b, "logsrv", s->name,
+							true);
 			if (!rc)
-				rc = label(b, "prefix", s->prefix, false);
+				rc = bcn_web_metrics_kv(b, "prefix", s->prefix,
+							false);
 			if (!rc && lsfields[f].scale == 1)
 				rc = bcn_buf_printf(b, "} %" PRId64 "\n", s->v[f]);
 			else if (!rc)
@@ -374,7 +361,7 @@ int bcn_web_metrics(struct bcn_web_req *q, struct bcn_web_resp *p)
 	if (!rc)
 		rc = own(&w->metrics, b);
 	if (!rc)
-		rc = family(b, "beacon_web_backend_up", "gauge",
+		rc = bcn_web_metrics_family(b, "beacon_web_backend_up", "gauge",
 			    "Whether the last read of a backend for these "
 			    "metrics worked (jobdb, redis).");
 	if (!rc)

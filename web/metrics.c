@@ -167,6 +167,23 @@ int bcn_web_metrics_label(struct bcn_buf *out, const char *s, size_t n)
 	return rc;
 }
 
+int bcn_web_metrics_family(struct bcn_buf *b, const char *name,
+			   const char *type, const char *help)
+{
+	return bcn_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+			      name, type);
+}
+
+int bcn_web_metrics_kv(struct bcn_buf *b, const char *name, const char *v,
+		       bool first)
+{
+	int rc = bcn_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
+
+	if (!rc)
+		rc = bcn_web_metrics_label(b, v, strlen(v));
+	return rc ? rc : bcn_buf_adds(b, "\"");
+}
+
 const char *bcn_web_metrics_bucket_le(size_t b)
 {
 	static const char *const le[BCN_WEB_BUCKETS] = {

@@ -64,6 +64,16 @@ void bcn_web_metrics_observe(struct bcn_web_metrics *m, size_t ep,
  * double quote and line feed escaped. Returns 0 or -BCN_EFULL. */
 int bcn_web_metrics_label(struct bcn_buf *out, const char *s, size_t n);
 
+/* Appends the # HELP and # TYPE lines of a metric family. Returns 0 or
+ * -BCN_EFULL. */
+int bcn_web_metrics_family(struct bcn_buf *b, const char *name,
+			   const char *type, const char *help);
+
+/* Appends name="v" (v escaped), after a comma unless first. Returns 0 or
+ * -BCN_EFULL. */
+int bcn_web_metrics_kv(struct bcn_buf *b, const char *name, const char *v,
+		       bool first);
+
 /* The le label of latency bucket b ("0.001" .. "10", "+Inf"), or NULL. */
 const char *bcn_web_metrics_bucket_le(size_t b);
 

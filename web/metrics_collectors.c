@@ -82,23 +82,6 @@ static uint64_t hval(const struct bcn_rec_health *h, size_t off)
 	return v;
 }
 
-static int family(struct bcn_buf *b, const char *name, const char *type,
-		  const char *help)
-{
-	return bcn_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
-			      name, type);
-}
-
-static int label(struct bcn_buf *b, const char *name, const char *v,
-		 bool first)
-{
-	int rc = bcn_buf_printf(b, "%s%s=\"", first ? "" : ",", name);
-
-	if (!rc)
-		rc = bcn_web_metrics_label(b, v, strlen(v));
-	return rc ? rc : bcn_buf_adds(b, "\"");
-}
-
 /* Decodes one hash entry (node -> health record JSON) into *c. Returns 0
  * or a negative code (not a health record of that node). */
 static int parse_one(struct colls *l, const char *node, const char *json,
@@ -211,14 +194,16 @@ static int aggregate(const struct colls *l, struct bcn_buf *b)
 		p[k].dropped += c->h.dropped_records;
 	}
 	for (size_t a = 0; !rc && a < sizeof(ag) / sizeof(ag[0]); a++) {
-		rc = family(b, ag[a].metric, "gauge", ag[a].help);
+		rc = bcn_web_metrics_family(b, ag[a].metric, "gauge",
+					    ag[a].help);
 		for (size_t k = 0; !rc && k < np; k++) {
 			uint64_t v;
 
 			memcpy(&v, (const char *)&p[k] + ag[a].off, sizeof(v));
 			rc = bcn_buf_printf(b, "%s{", ag[a].metric);
 			if (!rc)
-				rc = label(b, "program", p[k].name, true);
+				rc = bcn_web_metrics_kv(b, "program",
+							p[k].name, true);
 			if (!rc)
 				rc = bcn_buf_printf(b, "} %" PRIu64 "\n", v);
 		}
@@ -226,35 +211,41 @@ static int aggregate(const struct colls *l, struct bcn_buf *b)
 	return rc;
 }
 
+/* Appends metric{node="..",program=".."} for collector c. */
+static int series_head(struct bcn_buf *b, const char *metric,
+		       const struct coll *c)
+{
+	int rc = bcn_buf_printf(b, "%s{", metric);
+
+	if (!rc)
+		rc = bcn_web_metrics_kv(b, "node", c->node, true);
+	if (!rc)
+		rc = bcn_web_metrics_kv(b, "program", c->prog, false);
+	return rc;
+}
+
 static int series(const struct colls *l, size_t shown, struct bcn_buf *b)
 {
-	int rc = family(b, "beacon_collector_last_seen_seconds", "gauge",
-			"Time of the collector's latest health record (Unix "
-			"time).");
+	const char *seen = "beacon_collector_last_seen_seconds";
+	int rc = bcn_web_metrics_family(b, seen, "gauge", "Time of the "
+					"collector's latest health record "
+					"(Unix time).");
 
 	for (size_t i = 0; !rc && i < shown; i++) {
-		rc = bcn_buf_adds(b, "beacon_collector_last_seen_seconds{");
-		if (!rc)
-			rc = label(b, "node", l->v[i].node, true);
-		if (!rc)
-			rc = label(b, "program", l->v[i].prog, false);
+		rc = series_head(b, seen, &l->v[i]);
 		if (!rc)
 			rc = bcn_buf_printf(b, "} %.3f\n",
 					    (double)l->v[i].seen_ns / 1e9);
 	}
 	for (size_t f = 0; !rc && f < NCF; f++) {
-		rc = family(b, cfields[f].metric, cfields[f].type,
-			    cfields[f].help);
+		const struct cfield *cf = &cfields[f];
+
+		rc = bcn_web_metrics_family(b, cf->metric, cf->type, cf->help);
 		for (size_t i = 0; !rc && i < shown; i++) {
-			rc = bcn_buf_printf(b, "%s{", cfields[f].metric);
-			if (!rc)
-				rc = label(b, "node", l->v[i].node, true);
-			if (!rc)
-				rc = label(b, "program", l->v[i].prog, false);
+			rc = series_head(b, cf->metric, &l->v[i]);
 			if (!rc)
 				rc = bcn_buf_printf(b, "} %" PRIu64 "\n",
-						    hval(&l->v[i].h,
-							 cfields[f].off));
+						    hval(&l->v[i].h, cf->off));
 		}
 	}
 	return rc;
@@ -288,10 +279,10 @@ int bcn_web_collector_lines(struct bcn_web *w, struct bcn_buf *b)
 	shown = l.n < cfg->metrics_collectors ? l.n : cfg->metrics_collectors;
 	rc = aggregate(&l, b);
 	if (!rc)
-		rc = family(b, "beacon_collectors_unlisted", "gauge",
-			    "Collectors left out of the per-collector series "
-			    "(web_metrics_collectors, the troubled first), or "
-			    "whose health could not be read.");
+		rc = bcn_web_metrics_family(b, "beacon_collectors_unlisted",
+			"gauge", "Collectors left out of the per-collector "
+			"series (web_metrics_collectors, the troubled "
+			"first), or whose health could not be read.");
 	if (!rc)
 		rc = bcn_buf_printf(b, "beacon_collectors_unlisted{reason="
 				    "\"limit\"} %zu\nbeacon_collectors_unlisted"
