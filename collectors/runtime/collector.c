@@ -25,7 +25,7 @@
 #define NS_PER_SEC INT64_C(1000000000)
 /* Frames are compressed with zstd at this level: on the tracer's records
  * of random 4 KiB reads (bench/tracer_bench.sh, "daemon_ns_per_op") zlib
- * at level 1 took 3.06 bytes in for 1 out at about 60 MB/s, zstd at -1
+ * at level 1 took 2.81 bytes in for 1 out at about 60 MB/s, zstd at -1
  * 2.61 at about 270 MB/s, at 1 2.73 at 180 MB/s, at -5 2.11 at 430
  * MB/s, lz4 2.17 at 450 MB/s: the compressor was most of the daemon's
  * time per record. */
