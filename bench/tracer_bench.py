@@ -12,7 +12,18 @@ untraced and RUNS times traced, in ABBA order, and prints per workload:
 Then the tracer's cost per call from dd (500,000 sequential 512-byte
 writes: almost no records), in CPU nanoseconds.
 
+With --calls, per-call costs instead (bench/tracer_loop_bench.c), for
+one or more variants (a tracer and its own daemon: "after", and "before"
+when an older build is given), interleaved in one run:
+
+  open_close        ns per open+close pair of a cached file, untraced and
+                    traced (wall and CPU), absolute and relative paths,
+                    next to Darshan DXT's +539 ns measured in issue 18;
+  daemon_ns_per_op  the daemon's CPU time per traced 4 KiB random pread
+                    (from /proc/PID/stat), and the tracer's cost per pread.
+
 usage: tracer_bench.py TRACE_SO SOCKET DAEMON_PID DATA_DIR JOBS_FILE RUNS SECONDS
+       tracer_bench.py --calls LOOP_PROG DATA_DIR RUNS NAME:TRACE:SOCKET:PID...
 """
 import json
 import os
@@ -143,7 +154,116 @@ def cost_per_call(trace, sock, data, runs):
           flush=True)
 
 
+def load():
+    with open("/proc/loadavg") as f:
+        return [float(x) for x in f.read().split()[:3]]
+
+
+def loop(prog, mode, n, path, env, cwd=None):
+    out = subprocess.run([prog, mode, str(n), path], env=env, cwd=cwd,
+                         check=True, stdout=subprocess.PIPE).stdout
+    r = json.loads(out)
+    return r["wall_ns"] / n, r["cpu_ns"] / n
+
+
+def settle(pid):
+    """Waits until the daemon has taken what was sent (its CPU time stops
+    moving for 0.2 s; at most 5 s)."""
+    last, t0 = daemon_cpu(pid), time.monotonic()
+    while time.monotonic() - t0 < 5:
+        time.sleep(0.2)
+        now = daemon_cpu(pid)
+        if now == last:
+            return now
+        last = now
+    return last
+
+
+def open_close(prog, data, runs, variants, n=300000):
+    """Pairs of open and close of one cached file, untraced and under each
+    variant's tracer, interleaved (the order rotates every repetition);
+    medians per pair, absolute and relative paths."""
+    path = os.path.join(data, "oc")
+    with open(path, "w") as f:
+        f.write("x")
+    for kind, arg, cwd in (("absolute", path, None), ("relative", "oc", data)):
+        cfgs = [("untraced", dict(os.environ))] + [
+            (name, dict(os.environ, BEACON_TRACE_SOCKET=sock,
+                        LD_PRELOAD=trace))
+            for name, trace, sock, _ in variants]
+        res = {name: [] for name, _ in cfgs}
+        for i in range(runs):
+            k = i % len(cfgs)
+            for name, env in cfgs[k:] + cfgs[:k]:
+                res[name].append(loop(prog, "openclose", n, arg, env, cwd))
+        uw = statistics.median(x[0] for x in res["untraced"])
+        uc = statistics.median(x[1] for x in res["untraced"])
+        for name, _ in cfgs[1:]:
+            tw = statistics.median(x[0] for x in res[name])
+            tc = statistics.median(x[1] for x in res[name])
+            print(json.dumps({
+                "bench": "tracer", "metric": "open_close", "path": kind,
+                "variant": name, "pairs": n, "runs": runs,
+                "untraced_wall_ns_per_pair": round(uw, 1),
+                "traced_wall_ns_per_pair": round(tw, 1),
+                "added_wall_ns_per_pair": round(tw - uw, 1),
+                "added_cpu_ns_per_pair": round(tc - uc, 1),
+                "wall_ratio": round(tw / uw, 3),
+                "darshan_dxt_added_wall_ns_per_pair": 539,
+                "loadavg": load()}), flush=True)
+
+
+def daemon_per_op(prog, data, runs, variants, n=1000000):
+    """Each variant's daemon CPU time per operation over n random 4 KiB
+    preads from the page cache by a program traced with that variant
+    (uncompressible: about one record per one or two operations), from
+    /proc/PID/stat; and the tracer's cost per pread. Interleaved."""
+    path = os.path.join(data, "rr")
+    with open(path, "wb") as f:
+        f.write(os.urandom(64 << 20))
+    subprocess.run(["cat", path], check=True, stdout=subprocess.DEVNULL)
+    res = {name: [] for name, _, _, _ in variants}
+    un = []
+    for i in range(runs):
+        k = i % len(variants)
+        un.append(loop(prog, "pread", n, path, dict(os.environ)))
+        for name, trace, sock, pid in variants[k:] + variants[:k]:
+            c0 = settle(pid)
+            env = dict(os.environ, BEACON_TRACE_SOCKET=sock,
+                       LD_PRELOAD=trace)
+            w, c = loop(prog, "pread", n, path, env)
+            res[name].append(((settle(pid) - c0) / n * 1e9, w, c))
+    uw = statistics.median(x[0] for x in un)
+    uc = statistics.median(x[1] for x in un)
+    for name, _, _, _ in variants:
+        print(json.dumps({
+            "bench": "tracer", "metric": "daemon_ns_per_op",
+            "variant": name, "ops": n, "runs": runs,
+            "daemon_cpu_ns_per_op": round(statistics.median(
+                x[0] for x in res[name]), 1),
+            "daemon_cpu_ns_per_op_all": [round(x[0], 1) for x in res[name]],
+            "pread_added_wall_ns": round(statistics.median(
+                x[1] for x in res[name]) - uw, 1),
+            "pread_added_cpu_ns": round(statistics.median(
+                x[2] for x in res[name]) - uc, 1),
+            "target_ns_per_record": 100, "loadavg": load()}), flush=True)
+
+
+def calls(argv):
+    """tracer_bench.py --calls LOOP_PROG DATA_DIR RUNS NAME:TRACE:SOCK:PID..."""
+    prog, data, runs = argv[0], argv[1], int(argv[2])
+    variants = []
+    for v in argv[3:]:
+        name, trace, sock, pid = v.split(":")
+        variants.append((name, trace, sock, int(pid)))
+    open_close(prog, data, runs, variants)
+    daemon_per_op(prog, data, runs, variants)
+
+
 def main():
+    if sys.argv[1] == "--calls":
+        calls(sys.argv[2:])
+        return
     trace, sock, dpid, data, jobs = sys.argv[1:6]
     runs, secs = int(sys.argv[6]), int(sys.argv[7])
     args = (trace, sock, int(dpid), data, jobs, runs, secs)

@@ -13,11 +13,24 @@
 #  - "daemon": beacon-clientd's CPU time over the traced runs as a share of
 #    one core, per workload, and its peak resident memory (targets 0.05%
 #    and 4 MB; the paper's 0.0% to 0.1% and 5 to 10 MB);
-#  - "cost_per_call": the tracer's CPU cost per call (dd, 512-byte writes).
+#  - "cost_per_call": the tracer's CPU cost per call (dd, 512-byte writes);
+#  - "open_close": ns per open+close pair of a cached file, untraced and
+#    traced, wall and CPU, absolute and relative paths (Darshan DXT: +539
+#    ns wall, issue 18);
+#  - "daemon_ns_per_op": beacon-clientd's CPU time per traced 4 KiB random
+#    pread from the page cache (uncompressible records), from
+#    /proc/PID/stat (target: under 100 ns per record).
+# With TRACER_BENCH_BEFORE=OTHER_BUILD_DIR (say, main built elsewhere) the
+# last two run for that build's tracer and daemon too, interleaved with
+# this build's in the same run ("variant": "before" and "after").
+# TRACER_BENCH_PARTS: "fio calls" (default), "fio" or "calls".
 # Data go to /dev/shm when it exists (tmpfs: the fastest I/O, the tracer's
 # worst case, and no writeback noise).
-# usage: bench/tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]
+# usage: [TRACER_BENCH_BEFORE=DIR] [TRACER_BENCH_PARTS=...] \
+#        bench/tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]
 set -euo pipefail
+PARTS=${TRACER_BENCH_PARTS:-fio calls}
+BEFORE=${TRACER_BENCH_BEFORE:-}
 BUILD=${1:?usage: tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]}
 RUNS=${2:-5}
 SECS=${3:-2}
@@ -27,7 +40,13 @@ TRACE=$BUILD/lib/libbeacon_trace.so
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/bcn-tracer-bench.XXXXXX")
 SOCK="@beacon-bench-$$"
 pid=
-trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
+bpid=
+cleanup() {
+	[ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null
+	[ -n "$bpid" ] && kill -KILL "$bpid" 2>/dev/null
+	rm -rf "$T" ${DATA:+"$DATA"}
+}
+trap cleanup EXIT
 command -v fio >/dev/null || { echo "fio missing: deploy/install-deps" >&2; exit 1; }
 
 "$CLIENTD" --node cn0001 --output "$T/out.bin" --tracer-socket "$SOCK" \
@@ -40,7 +59,32 @@ sleep 0.5
 DATA=$T/data
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	DATA=$(mktemp -d /dev/shm/bcn-tracer-bench.XXXXXX)
-	trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; rm -rf "$T" "$DATA"' EXIT
+fi
+mkdir -p "$DATA"
+if [[ " $PARTS " == *" calls "* ]]; then
+	LOOP=$BUILD/bench/tracer_loop_bench
+	variants=("after:$TRACE:$SOCK:$pid")
+	if [ -n "$BEFORE" ]; then
+		"$BEFORE/collectors/client/beacon-clientd" --node cn0001 \
+			--output "$T/before.bin" --tracer-socket "$SOCK-before" \
+			2> "$T/before.log" &
+		bpid=$!
+		sleep 0.5
+		variants+=("before:$BEFORE/lib/libbeacon_trace.so:$SOCK-before:$bpid")
+	fi
+	python3 "$(dirname "$0")/tracer_bench.py" --calls "$LOOP" "$DATA" \
+		"$RUNS" "${variants[@]}"
+	if [ -n "$bpid" ]; then
+		kill -TERM "$bpid"
+		wait "$bpid" || true
+		bpid=
+	fi
+fi
+if [[ " $PARTS " != *" fio "* ]]; then
+	kill -TERM "$pid"
+	wait "$pid" || true
+	pid=
+	exit 0
 fi
 python3 "$(dirname "$0")/tracer_bench.py" "$TRACE" "$SOCK" "$pid" "$DATA" \
 	"$T/jobs" "$RUNS" "$SECS"

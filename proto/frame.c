@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "common/clock.h"
 #include "common/error.h"
@@ -47,7 +49,9 @@ int bcn_frame_header_parse(const uint8_t *buf, size_t len,
 	if (h->version < BCN_PROTO_VERSION_MIN || h->version > BCN_PROTO_VERSION)
 		return -BCN_EVERSION;
 	if (h->kind == 0 || h->kind >= BCN_FRAME_KIND_MAX ||
-	    (h->flags & ~(BCN_FRAME_F_ZLIB | BCN_FRAME_F_MAC)) ||
+	    (h->flags & ~(BCN_FRAME_F_ZLIB | BCN_FRAME_F_MAC |
+			  BCN_FRAME_F_ZSTD)) ||
+	    (h->flags & BCN_FRAME_F_ZLIB && h->flags & BCN_FRAME_F_ZSTD) ||
 	    ((h->flags & BCN_FRAME_F_MAC) && h->version < 2))
 		return -BCN_EKIND;
 	if (h->body_len > lim->max_body || h->raw_len > lim->max_raw ||
@@ -86,6 +90,23 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* A zstd payload: exactly one zstd frame of exactly raw_len bytes, with
+ * no window beyond the declared size (one-shot: the output buffer is
+ * the window). */
+static int open_zstd(struct bcn_frame *f, const uint8_t *pl, size_t plen)
+{
+	unsigned long long fcs = ZSTD_getFrameContentSize(pl, plen);
+	size_t fl = ZSTD_findFrameCompressedSize(pl, plen), n;
+
+	if (ZSTD_isError(fl) || fl != plen || fcs != f->hdr.raw_len)
+		return -BCN_ECORRUPT;
+	n = ZSTD_decompress(f->raw, f->hdr.raw_len, pl, plen);
+	if (ZSTD_isError(n))
+		return ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation ?
+		       -ENOMEM : -BCN_ECORRUPT;
+	return n == f->hdr.raw_len ? 0 : -BCN_ECORRUPT;
+}
+
 static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
 			const struct bcn_frame_limits *lim)
 {
@@ -94,13 +115,16 @@ static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
 	int rc;
 
 	/* a bomb is refused before its output is allocated */
-	if ((f->hdr.flags & BCN_FRAME_F_ZLIB) && lim->max_ratio &&
+	if ((f->hdr.flags & (BCN_FRAME_F_ZLIB | BCN_FRAME_F_ZSTD)) &&
+	    lim->max_ratio &&
 	    f->hdr.raw_len > BCN_FRAME_RATIO_FLOOR &&
 	    f->hdr.raw_len > (uint64_t)plen * lim->max_ratio)
 		return -BCN_ECORRUPT;
 	rc = grow((void **)&f->raw, &f->raw_cap, f->hdr.raw_len ? f->hdr.raw_len : 1, 1);
 	if (rc)
 		return rc;
+	if (f->hdr.flags & BCN_FRAME_F_ZSTD)
+		return open_zstd(f, pl, plen);
 	if (!(f->hdr.flags & BCN_FRAME_F_ZLIB)) {
 		if (plen != f->hdr.raw_len)
 			return -BCN_ECORRUPT;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "common/error.h"
 #include "proto/frame.h"
@@ -37,8 +38,22 @@ int bcn_frame_builder_init(struct bcn_frame_builder *b,
 	return 0;
 }
 
+int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
+{
+	if (!b->zctx && !(b->zctx = ZSTD_createCCtx()))
+		return -ENOMEM;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx,
+						ZSTD_c_compressionLevel,
+						level)))
+		return -EINVAL;
+	b->level = level;
+	b->zstd = 1;
+	return 0;
+}
+
 void bcn_frame_builder_free(struct bcn_frame_builder *b)
 {
+	ZSTD_freeCCtx(b->zctx);
 	bcn_buf_free(&b->recs);
 	bcn_buf_free(&b->strs);
 	bcn_buf_free(&b->zbuf);
@@ -242,6 +257,40 @@ static void builder_reset(struct bcn_frame_builder *b)
 	b->last_t = 0;
 }
 
+/* The raw payload (count cnt of cl bytes, strings, records) as one zstd
+ * frame (its content size in its header) into b->zbuf after head. */
+static int build_zstd(struct bcn_frame_builder *b, size_t head,
+		      const uint8_t *cnt, size_t cl, size_t *plen)
+{
+	size_t raw = cl + b->strs.len + b->recs.len, bound, r;
+	ZSTD_outBuffer out;
+	ZSTD_inBuffer in;
+	const uint8_t *parts[] = { cnt, b->strs.data, b->recs.data };
+	const size_t lens[] = { cl, b->strs.len, b->recs.len };
+	int rc;
+
+	bound = ZSTD_compressBound(raw);
+	rc = bcn_buf_reserve(&b->zbuf, head + bound);
+	if (rc)
+		return rc;
+	ZSTD_CCtx_reset(b->zctx, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(b->zctx, raw)))
+		return -EIO;
+	out = (ZSTD_outBuffer){ b->zbuf.data + head, bound, 0 };
+	for (int i = 0; i < 3; i++) {
+		in = (ZSTD_inBuffer){ parts[i], lens[i], 0 };
+		do {
+			r = ZSTD_compressStream2(b->zctx, &out, &in, i == 2 ?
+						 ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(r))
+				return -EIO;
+		} while (i == 2 ? r != 0 : in.pos < in.size);
+	}
+	*plen = out.pos;
+	b->zbuf.len = head + out.pos;
+	return 0;
+}
+
 /* Writes the raw payload (string count, strings, records) through zlib
  * or as is into b->zbuf, after room for the frame header and node. */
 static int build_payload(struct bcn_frame_builder *b, size_t head,
@@ -255,6 +304,8 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 
 	*rawlen = raw;
 	bcn_buf_reset(&b->zbuf);
+	if (b->zstd)
+		return build_zstd(b, head, cnt, cl, plen);
 	if (b->level == 0) {
 		rc = bcn_buf_reserve(&b->zbuf, head + raw);
 		if (rc)
@@ -337,7 +388,8 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 		return rc;
 	if (nl + plen > b->zbuf.max - 64)
 		return -BCN_EFULL;
-	put_header(b->zbuf.data, BCN_FRAME_DATA, b->level ? BCN_FRAME_F_ZLIB : 0,
+	put_header(b->zbuf.data, BCN_FRAME_DATA, b->zstd ? BCN_FRAME_F_ZSTD :
+		   b->level ? BCN_FRAME_F_ZLIB : 0,
 		   (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,
 		   (uint32_t)raw);
 	memcpy(b->zbuf.data + BCN_FRAME_HDR_LEN, node, nl);

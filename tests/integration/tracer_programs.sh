@@ -113,12 +113,20 @@ for w in want:
     ops = sum(r["count"] for r in got)
     nbytes = sum(r["count"] * r["size"] for r in got)
     ok = ops == w["ops"] and nbytes == w["bytes"]
+    if "end" in w:
+        end = max((r["offset"] + (r["count"] - 1) * r["stride"] + r["size"]
+                   for r in got), default=0)
+        ok = ok and end == w["end"]
     if w["file"].startswith("thread") and len(got) != 1:
         ok = False
     print(json.dumps({"file": w["file"], "op": w["op"], "want_ops": w["ops"],
                       "ops": ops, "want_bytes": w["bytes"], "bytes": nbytes,
                       "records": len(got), "ok": ok}))
     bad += not ok
+# a device is not traced: no open (nor anything else) of /dev/null
+if any(p == "/dev/null" for (j, _), p in paths.items() if j == 201):
+    print("tracee: /dev/null was traced")
+    bad += 1
 pids = {r["pid"] for r in recs if r["job"] == 201}
 if len(pids) < 3:
     print("tracee: records of %d processes, want 3 (parent, child, exec)" % len(pids))

@@ -3,9 +3,11 @@
  * threads, a forked child that leaves with _exit, an exec of itself, a
  * signal handler that writes while the interrupted thread is writing,
  * stdio, lseek+read, strided pwrite, dup, a vfork child leaving with
- * _exit. It prints on stdout, one JSON
+ * _exit, relative paths after chdir and fchdir, appends, a device. It
+ * prints on stdout, one JSON
  * object per file, what it did: {"file": NAME, "op": OP, "ops": N,
- * "bytes": B}, and {"handler_writes": N} for the signal handler, whose
+ * "bytes": B} (and "end": the end of the last byte written, when it
+ * matters), and {"handler_writes": N} for the signal handler, whose
  * writes may be passed through untraced when they interrupt the tracer.
  *
  * usage: tracee DIR            (the exec'ed child: tracee DIR --child) */
@@ -36,6 +38,8 @@
 #define STDIO_ITEMS 1000
 #define STDIO_SIZE 10
 #define STDIO_READ 100
+#define CWD_OPS 30
+#define CWD_SIZE 300
 
 static const char *dir;
 static int handler_fd = -1;
@@ -231,6 +235,66 @@ static void vfork_part(void)
 	report("vfork", "write", 2 * EXEC_OPS, 2L * EXEC_OPS * EXEC_SIZE);
 }
 
+static void write_n(int fd, int n, size_t size)
+{
+	char buf[CWD_SIZE];
+
+	memset(buf, 'c', sizeof(buf));
+	for (int k = 0; k < n; k++)
+		if (write(fd, buf, size) != (ssize_t)size)
+			die("write");
+}
+
+/* Relative paths after chdir and fchdir (the tracer keeps the working
+ * directory until it changes), a file appended to by a second open (its
+ * writes continue at its size), and a device, which is not traced. */
+static void cwd_part(void)
+{
+	char sub[4096];
+	int here = open(".", O_RDONLY | O_DIRECTORY), fd, dfd;
+
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	if (here < 0 || mkdir(sub, 0755) || chdir(dir))
+		die("chdir");
+	fd = open("sub/./rel", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0)
+		die("sub/rel");
+	write_n(fd, CWD_OPS, CWD_SIZE);
+	close(fd);
+	dfd = open("sub", O_RDONLY | O_DIRECTORY);
+	if (dfd < 0 || fchdir(dfd))
+		die("fchdir");
+	fd = open("rel2", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0)
+		die("rel2");
+	write_n(fd, CWD_OPS, CWD_SIZE);
+	close(fd);
+	close(dfd);
+	fd = open("append", O_CREAT | O_TRUNC | O_WRONLY, 0644);
+	if (fd < 0)
+		die("append");
+	write_n(fd, 1, CWD_SIZE);
+	close(fd);
+	fd = open("./append", O_WRONLY | O_APPEND);
+	if (fd < 0)
+		die("append");
+	write_n(fd, CWD_OPS, CWD_SIZE);
+	close(fd);
+	fd = open("/dev/null", O_WRONLY);
+	if (fd < 0)
+		die("/dev/null");
+	write_n(fd, CWD_OPS, CWD_SIZE);
+	close(fd);
+	if (fchdir(here))
+		die("fchdir back");
+	close(here);
+	report("sub/rel", "write", CWD_OPS, (long)CWD_OPS * CWD_SIZE);
+	report("sub/rel2", "write", CWD_OPS, (long)CWD_OPS * CWD_SIZE);
+	printf("{\"file\":\"sub/append\",\"op\":\"write\",\"ops\":%d,"
+	       "\"bytes\":%ld,\"end\":%ld}\n", CWD_OPS + 1,
+	       (long)(CWD_OPS + 1) * CWD_SIZE, (long)(CWD_OPS + 1) * CWD_SIZE);
+}
+
 static int exec_child(void)
 {
 	char buf[EXEC_SIZE];
@@ -270,6 +334,7 @@ int main(int argc, char **argv)
 	child_part();
 	exec_part(argv[0]);
 	vfork_part();
+	cwd_part();
 	signals();
 	printf("{\"handler_writes\":%d,\"handler_size\":%d}\n",
 	       (int)handler_writes, SIG_SIZE / 8);

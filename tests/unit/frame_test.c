@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "common/clock.h"
 #include "common/error.h"
@@ -65,7 +66,7 @@ static void reseal(uint8_t *p, size_t len)
 		p[28 + i] = (uint8_t)(crc >> (8 * i));
 }
 
-static void roundtrip(int level)
+static void roundtrip_codec(int level, int zstd)
 {
 	static struct bcn_record in[NREC];
 	struct bcn_frame_builder b;
@@ -76,6 +77,8 @@ static void roundtrip(int level)
 
 	bcn_buf_init(&wire, 64 << 20);
 	assert_int_equal(bcn_frame_builder_init(&b, &lim, level), 0);
+	if (zstd)
+		assert_int_equal(bcn_frame_builder_zstd(&b, level), 0);
 	for (int i = 0; i < NREC; i++) {
 		fill_random(&in[i], (enum bcn_rec_type)(1 + i % (BCN_REC_TYPE_MAX - 1)));
 		in[i].node = "cn00042";
@@ -91,7 +94,9 @@ static void roundtrip(int level)
 	assert_int_equal(f.hdr.seq, 77);
 	assert_int_equal(f.hdr.count, NREC);
 	assert_string_equal(f.node, "cn00042");
-	assert_int_equal(!!(f.hdr.flags & BCN_FRAME_F_ZLIB), level != 0);
+	assert_int_equal(!!(f.hdr.flags & BCN_FRAME_F_ZLIB),
+			 !zstd && level != 0);
+	assert_int_equal(!!(f.hdr.flags & BCN_FRAME_F_ZSTD), zstd);
 	for (int i = 0; i < NREC; i++) {
 		assert_int_equal(bcn_frame_next(&f, &out), 1);
 		assert_same(&in[i], &out);
@@ -104,7 +109,13 @@ static void roundtrip(int level)
 	bcn_buf_free(&wire);
 }
 
+static void roundtrip(int level) { roundtrip_codec(level, 0); }
 static void test_roundtrip_zlib(void **state) { roundtrip(1); }
+static void test_roundtrip_zstd(void **state)
+{
+	roundtrip_codec(-1, 1);
+	roundtrip_codec(3, 1);
+}
 static void test_roundtrip_stored(void **state) { roundtrip(0); }
 
 /* Each record type alone, with the builder reused across frames. */
@@ -393,6 +404,48 @@ static void test_zlib_bomb(void **state)
 	f[6] = BCN_FRAME_F_ZLIB;
 	reseal(f, n);
 	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+}
+
+/* zstd payloads: exactly one zstd frame whose declared content size is
+ * the raw length; anything else is refused before or while decoding. */
+static void test_zstd_hostile(void **state)
+{
+	static uint8_t zeros[1 << 20];
+	static uint8_t z[1 << 16], f[(1 << 16) + 64];
+	struct bcn_buf wire;
+	size_t zl, n;
+
+	/* a bomb: 1 MiB of zeros declared as 4 KiB */
+	zl = ZSTD_compress(z, sizeof(z), zeros, sizeof(zeros), 19);
+	assert_false(ZSTD_isError(zl));
+	n = hand_frame(f, z, zl, 0, 4096);
+	f[6] = BCN_FRAME_F_ZSTD;
+	reseal(f, n);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* a valid frame of the right size, then trailing bytes */
+	zl = ZSTD_compress(z, sizeof(z), zeros, 100, 1);
+	assert_false(ZSTD_isError(zl));
+	z[zl] = 0x55;
+	n = hand_frame(f, z, zl + 1, 0, 100);
+	f[6] = BCN_FRAME_F_ZSTD;
+	reseal(f, n);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* damaged compressed data */
+	memset(z + 6, 0xA5, zl - 6);
+	n = hand_frame(f, z, zl, 0, 100);
+	f[6] = BCN_FRAME_F_ZSTD;
+	reseal(f, n);
+	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
+	/* zlib and zstd at once */
+	sample_frame(&wire, 1);
+	wire.data[6] = BCN_FRAME_F_ZLIB | BCN_FRAME_F_ZSTD;
+	reseal(wire.data, wire.len);
+	assert_int_equal(open_bytes(wire.data, wire.len, &lim), -BCN_EKIND);
+	/* a zlib payload flagged as zstd */
+	wire.data[6] = BCN_FRAME_F_ZSTD;
+	reseal(wire.data, wire.len);
+	assert_int_equal(open_bytes(wire.data, wire.len, &lim), -BCN_ECORRUPT);
+	bcn_buf_free(&wire);
 }
 
 /* A string nobody references makes the payload malformed: a frame could
@@ -761,6 +814,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_zlib),
+		cmocka_unit_test(test_roundtrip_zstd),
+		cmocka_unit_test(test_zstd_hostile),
 		cmocka_unit_test(test_roundtrip_stored),
 		cmocka_unit_test(test_roundtrip_each_type),
 		cmocka_unit_test(test_ack),

@@ -40,7 +40,11 @@
 #define SLURM_BATCH_STEP 0xfffffffbull  /* BCN_PROCJOB_STEP_BATCH */
 
 enum { ST_NEW, ST_STARTING, ST_ON, ST_OFF };
-enum { FD_UNKNOWN, FD_FILE, FD_OTHER };
+/* A descriptor's state. FD_OPENED and FD_OPENED_APPEND: opened by the
+ * program through the tracer and taken for a file without a system call;
+ * its type (and, with O_APPEND, its size as the position) is read at its
+ * first use (bcn_trace_fd_traced). */
+enum { FD_UNKNOWN, FD_FILE, FD_OTHER, FD_OPENED, FD_OPENED_APPEND };
 
 struct fd_entry {
 	_Atomic uint64_t file;
@@ -69,6 +73,11 @@ struct thr {
 	unsigned head, nq;
 	struct bcn_iorun_ctx x;
 	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
+	/* the working directory as last read (getcwd), while g.cwd_gen
+	 * stays cwd_gen; cwd_hash: the file id hash of cwd and a '/' */
+	uint64_t cwd_gen, cwd_hash;
+	size_t cwd_len;
+	char cwd[TRACE_PATH_MAX];
 	uint8_t buf[BCN_TRACE_QUEUE][BCN_TMSG_MAX];
 };
 
@@ -86,11 +95,12 @@ static struct {
 	int64_t rank;
 	uint32_t hflags;
 	_Atomic uint64_t pid, seq, dropped, untraced;
+	_Atomic uint64_t cwd_gen;       /* changes with chdir, fchdir */
 	struct fd_entry *fds;
 	_Atomic(struct thr *) threads;
 	pthread_key_t key;
 	int have_key;
-} g = { .sock = -1, .bsock = -1, .rank = -1 };
+} g = { .sock = -1, .bsock = -1, .rank = -1, .cwd_gen = 1 };
 
 static __thread struct thr *tls_thr __attribute__((tls_model("initial-exec")));
 
@@ -463,6 +473,7 @@ static void thr_setup(struct thr *t)
 	t->tid = (uint64_t)syscall(SYS_gettid);
 	t->last_flush = bcn_trace_now();
 	bcn_iorun_init(&t->x, g.mode, g.slots, 0, emit_run, t);
+	t->cwd_gen = 0;
 	t->head = 0;
 	t->nq = 0;
 	dg_reset(&t->dg[0]);
@@ -708,16 +719,12 @@ static void fd_link(char *link, int fd)
 	link[sizeof(pre) - 1 + n] = '\0';
 }
 
-/* Directory of dirfd (or the working directory) into buf, or 0. */
+/* The directory of dirfd into buf (readlink of /proc/self/fd), or 0. */
 static size_t dir_of(int dirfd, char *buf, size_t len)
 {
 	char link[32];
 	long n;
 
-	if (dirfd == AT_FDCWD) {
-		n = syscall(SYS_getcwd, buf, len);
-		return n > 0 ? strlen(buf) : 0;
-	}
 	fd_link(link, dirfd);
 	n = syscall(SYS_readlink, link, buf, len - 1);
 	if (n <= 0)
@@ -726,19 +733,82 @@ static size_t dir_of(int dirfd, char *buf, size_t len)
 	return (size_t)n;
 }
 
-/* The absolute, normalised form of path into t->path; its length. */
-static size_t resolve_path(struct thr *t, int dirfd, const char *path)
+/* The working directory into t->cwd, read again only after a chdir or
+ * fchdir (g.cwd_gen moved); its length, 0 when it cannot be read. The
+ * generation is read before getcwd: a chdir racing with it makes the
+ * next call read again. */
+static size_t cwd_of(struct thr *t)
 {
-	size_t n = strnlen(path, TRACE_PATH_MAX - 1), d = 0;
+	uint64_t gen = atomic_load_explicit(&g.cwd_gen, memory_order_acquire);
+	long n;
+
+	if (t->cwd_gen == gen)
+		return t->cwd_len;
+	t->cwd_len = 0;
+	t->cwd_hash = 0;
+	n = syscall(SYS_getcwd, t->cwd, sizeof(t->cwd) - 1);
+	if (n > 0 && t->cwd[0] == '/') {
+		/* normal already when it comes from the kernel */
+		t->cwd_len = normalise(t->cwd, strlen(t->cwd));
+		if (t->cwd_len > 1)     /* "/": a path under it hashes whole */
+			t->cwd_hash = bcn_file_id_fnv("/", 1, bcn_file_id_fnv(
+				t->cwd, t->cwd_len, BCN_FILE_ID_SEED));
+	}
+	t->cwd_gen = gen;
+	return t->cwd_len;
+}
+
+/* The absolute, normalised form of path into t->path; its length, and
+ * its file id into *id (hashed once: a relative path's working directory
+ * part is hashed when the directory is read). */
+static size_t resolve_path(struct thr *t, int dirfd, const char *path,
+			   uint64_t *id)
+{
+	size_t n = strnlen(path, TRACE_PATH_MAX - 1), d = 0, w;
+	uint64_t h = BCN_FILE_ID_SEED;
+	size_t skip = 0;
 
 	if (path[0] != '/') {
-		d = dir_of(dirfd, t->path, sizeof(t->path));
+		if (dirfd == AT_FDCWD) {
+			d = cwd_of(t);
+			memcpy(t->path, t->cwd, d);
+			if (t->cwd_hash) {
+				h = t->cwd_hash;
+				skip = d + 1;
+			}
+		} else {
+			d = dir_of(dirfd, t->path, sizeof(t->path));
+		}
 		if (d + 1 + n >= sizeof(t->path))
 			n = sizeof(t->path) - 2 - d;
 		t->path[d++] = '/';
 	}
 	memcpy(t->path + d, path, n);
-	return normalise(t->path, d + n);
+	w = normalise(t->path, d + n);
+	/* normalising leaves the directory and its '/' alone unless the
+	 * relative part was empty or "." */
+	if (w < skip)
+		skip = 0, h = BCN_FILE_ID_SEED;
+	*id = bcn_file_id_fnv(t->path + skip, w - skip, h);
+	return w;
+}
+
+/* The first use of a descriptor the program opened through the tracer
+ * (state st, FD_OPENED or FD_OPENED_APPEND): its type is read now, and
+ * with O_APPEND its size as the position. */
+static bool check_opened(int fd, struct fd_entry *e, uint32_t st)
+{
+	struct stat sb;
+	uint32_t to;
+
+	if (syscall(SYS_fstat, fd, &sb) != 0)
+		return false;
+	to = S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode) ? FD_FILE : FD_OTHER;
+	if (to == FD_FILE && st == FD_OPENED_APPEND)
+		atomic_store(&e->pos, (uint64_t)sb.st_size);
+	/* unless a close or dup changed it meanwhile */
+	atomic_compare_exchange_strong(&e->state, &st, to);
+	return to == FD_FILE;
 }
 
 bool bcn_trace_fd_traced(int fd)
@@ -754,8 +824,12 @@ bool bcn_trace_fd_traced(int fd)
 		return false;
 	e = &g.fds[fd];
 	st = atomic_load_explicit(&e->state, memory_order_relaxed);
+	if (st == FD_FILE)
+		return true;
+	if (st == FD_OPENED || st == FD_OPENED_APPEND)
+		return check_opened(fd, e, st);
 	if (st != FD_UNKNOWN)
-		return st == FD_FILE;
+		return false;
 	/* a descriptor we did not see opened: inherited, or opened inside
 	 * the C library */
 	if (syscall(SYS_fstat, fd, &sb) != 0)
@@ -785,41 +859,63 @@ static void record(const struct bcn_ioop *op)
 	thr_put(t);
 }
 
+/* Whether an open of the normalised path with flags must be classified
+ * at once (one fstat) rather than at first use: under /dev (devices,
+ * terminals; /dev/shm holds files) an open is recorded only for a block
+ * device, as before; an O_DIRECTORY open is a directory and not
+ * recorded. Returns FD_OTHER (not recorded), FD_FILE (recorded, checked)
+ * or FD_OPENED (recorded, checked at first use). */
+static uint32_t classify_open(int fd, const char *path, size_t n, int flags)
+{
+	struct stat sb;
+
+	if (flags & O_DIRECTORY)
+		return FD_OTHER;
+	if (n < 5 || memcmp(path, "/dev/", 5) ||
+	    (n > 9 && !memcmp(path + 5, "shm/", 4)))
+		return FD_OPENED;
+	if (syscall(SYS_fstat, fd, &sb) != 0 ||
+	    (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)))
+		return FD_OTHER;
+	return FD_FILE;
+}
+
 void bcn_trace_opened(int fd, int dirfd, const char *path, int flags,
 		      int64_t start, int64_t end)
 {
 	struct bcn_iorun run = { .op = BCN_IO_OPEN, .fd = fd < 0 ? -1 : fd,
 				 .count = 1, .first = start, .last = end };
-	struct fd_entry *e = NULL;
-	struct stat sb;
+	struct fd_entry *e;
+	uint32_t st = FD_OPENED;
 	struct thr *t;
 	size_t n;
 
-	if (!path)
+	if (!path || fd >= BCN_TRACE_FDS)
 		return;
-	if (fd >= 0) {
-		if (fd >= BCN_TRACE_FDS || syscall(SYS_fstat, fd, &sb) != 0)
-			return;
-		e = &g.fds[fd];
-		if (!S_ISREG(sb.st_mode) && !S_ISBLK(sb.st_mode)) {
-			atomic_store(&e->state, FD_OTHER);
-			return;
-		}
-	}
 	t = thr_get();
 	if (!t)
 		return;
-	n = resolve_path(t, dirfd, path);
-	run.file = bcn_file_id_fnv(t->path, n, BCN_FILE_ID_SEED);
-	run.busy = (uint64_t)(end > start ? end - start : 0);
-	if (e) {
+	n = resolve_path(t, dirfd, path, &run.file);
+	if (fd >= 0) {
+		e = &g.fds[fd];
+		st = classify_open(fd, t->path, n, flags);
+		if (st == FD_OTHER) {
+			atomic_store(&e->state, FD_OTHER);
+			goto out;
+		}
+		if (st == FD_OPENED && (flags & O_APPEND))
+			st = FD_OPENED_APPEND;
 		atomic_store(&e->file, run.file);
-		atomic_store(&e->pos, (flags & O_APPEND) ? (uint64_t)sb.st_size : 0);
-		atomic_store(&e->state, FD_FILE);
+		atomic_store(&e->pos, 0);
+		if (st == FD_FILE && (flags & O_APPEND))
+			st = FD_OPENED_APPEND;  /* its size at first use */
+		atomic_store(&e->state, st);
 		bcn_iorun_close_fd(&t->x, fd);
 	}
+	run.busy = (uint64_t)(end > start ? end - start : 0);
 	put_rec(t, &run, t->path, n);
 	maybe_flush(t, end);
+out:
 	thr_put(t);
 }
 
@@ -827,6 +923,7 @@ uint64_t bcn_trace_close_begin(int fd)
 {
 	struct fd_entry *e;
 	uint64_t file;
+	uint32_t st;
 	int s = atomic_load(&g.sock);
 
 	if (fd == s && s >= 0)
@@ -834,7 +931,8 @@ uint64_t bcn_trace_close_begin(int fd)
 	if (fd < 0 || fd >= BCN_TRACE_FDS || !g.fds)
 		return 0;
 	e = &g.fds[fd];
-	if (atomic_exchange(&e->state, FD_UNKNOWN) != FD_FILE)
+	st = atomic_exchange(&e->state, FD_UNKNOWN);
+	if (st != FD_FILE && st != FD_OPENED && st != FD_OPENED_APPEND)
 		return 0;
 	file = atomic_load(&e->file);
 	return file ? file : 1;
@@ -891,15 +989,18 @@ void bcn_trace_pathop(int op, int dirfd, const char *path, int64_t start,
 	struct bcn_ioop o = { .op = (uint8_t)op, .fd = -1, .start = start,
 			      .end = end };
 	struct thr *t;
-	size_t n;
 
 	if (!path || !(t = thr_get()))
 		return;
-	n = resolve_path(t, dirfd, path);
-	o.file = bcn_file_id_fnv(t->path, n, BCN_FILE_ID_SEED);
+	(void)resolve_path(t, dirfd, path, &o.file);
 	bcn_iorun_add(&t->x, &o);
 	maybe_flush(t, end);
 	thr_put(t);
+}
+
+void bcn_trace_cwd_changed(void)
+{
+	atomic_fetch_add_explicit(&g.cwd_gen, 1, memory_order_release);
 }
 
 void bcn_trace_dup(int fd, int fd2)

@@ -76,6 +76,10 @@ BCN_TRACE_HIDDEN void bcn_trace_fdop(int op, int fd, uint64_t offset,
 BCN_TRACE_HIDDEN void bcn_trace_pathop(int op, int dirfd, const char *path,
 				       int64_t start, int64_t end);
 
+/* The working directory changed (chdir, fchdir): the next relative path
+ * reads it again (it is cached, per thread, until then). */
+BCN_TRACE_HIDDEN void bcn_trace_cwd_changed(void);
+
 /* fd2 now refers to what fd refers to (dup family). */
 BCN_TRACE_HIDDEN void bcn_trace_dup(int fd, int fd2);
 

@@ -317,6 +317,25 @@ DUP(dup2, (int fd, int fd2), (fd, fd2), (int)syscall(SYS_dup2, fd, fd2),
 DUP(dup3, (int fd, int fd2, int fl), (fd, fd2, fl),
     (int)syscall(SYS_dup3, fd, fd2, fl), fd, fd2)
 
+/* The working directory: not recorded, but relative paths are resolved
+ * against a copy the tracer keeps until it changes. */
+#define CHDIR(name, params, args, fallback)				\
+	REAL(name);							\
+	EXPORT int name params						\
+	{								\
+		int r, e;						\
+		if (!NEED(name))					\
+			return fallback;				\
+		r = real_##name args;					\
+		e = errno;						\
+		if (r == 0)						\
+			bcn_trace_cwd_changed();			\
+		errno = e;						\
+		return r;						\
+	}
+CHDIR(chdir, (const char *p), (p), (int)syscall(SYS_chdir, p))
+CHDIR(fchdir, (int fd), (fd), (int)syscall(SYS_fchdir, fd))
+
 /* The read side and the write side of an in-kernel copy of r bytes. */
 static void copied(int in, int out, ssize_t r, const loff_t *inoff,
 		   loff_t inoff0, const loff_t *outoff, loff_t outoff0,
