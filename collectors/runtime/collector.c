@@ -30,12 +30,14 @@
  * MB/s, lz4 2.17 at 450 MB/s: the compressor was most of the daemon's
  * time per record. */
 #define ZSTD_LEVEL (-1)
+#define ZLIB_LEVEL 1                    /* frame_codec zlib: the fastest */
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
 #define STATS_LINE_MAX 4096
 #define CLOCK_STEP_NS NS_PER_SEC          /* wall clock jumps larger: resync */
 
 const char *const bcn_collector_log_dests[] = { "stderr", "syslog", NULL };
+const char *const bcn_collector_codecs[] = { "zstd", "zlib", NULL };
 
 struct file_complaint {
 	uint64_t hash;                  /* of the path, 0: slot unused */
@@ -199,8 +201,8 @@ static int builder_reset(struct bcn_collector *c)
 
 	if (c->have_b)
 		bcn_frame_builder_free(&c->b);
-	rc = bcn_frame_builder_init(&c->b, &lim, 1);
-	if (!rc)
+	rc = bcn_frame_builder_init(&c->b, &lim, ZLIB_LEVEL);
+	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_ZSTD)
 		rc = bcn_frame_builder_zstd(&c->b, ZSTD_LEVEL);
 	if (rc)
 		bcn_frame_builder_free(&c->b);

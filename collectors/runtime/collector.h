@@ -42,6 +42,7 @@ struct bcn_collector_conf {
 	int64_t flush_timeout_ms;               /* on exit, wait for ACKs */
 	char stats_file[BCN_COLLECTOR_PATH_MAX];/* "": none; "-": stderr */
 	int64_t health_interval_ms;             /* health records; 0: none */
+	int frame_codec;                        /* BCN_COLLECTOR_CODEC_* */
 	int log_level;
 	int log_dest;
 	struct bcn_sender_conf send;            /* node set by the loop */
@@ -49,6 +50,11 @@ struct bcn_collector_conf {
 
 /* log_dest words: "stderr", "syslog". */
 extern const char *const bcn_collector_log_dests[];
+
+/* frame_codec words: "zstd" (the default), "zlib" (for log servers older
+ * than the zstd frame flag, docs/protocol.md). */
+enum { BCN_COLLECTOR_CODEC_ZSTD, BCN_COLLECTOR_CODEC_ZLIB };
+extern const char *const bcn_collector_codecs[];
 
 /* Configuration table entries for a struct bcn_collector_conf member m of
  * a daemon's configuration struct type:
@@ -60,7 +66,8 @@ extern const char *const bcn_collector_log_dests[];
  *	};
  *
  * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
- * stats_file, health_interval, log_level, log_dest and the sender's (BCN_SENDER_CONFIG_OPTS:
+ * stats_file, health_interval, frame_codec, log_level, log_dest and the
+ * sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
 	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, "1M")
@@ -97,6 +104,10 @@ extern const char *const bcn_collector_log_dests[];
 	{ "stats_file", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.stats_file), \
 	  .help = "On exit, append one JSON line of loop statistics (CPU " \
 		  "time per sample, memory) to this file ('-': stderr)." }, \
+	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
+	  .words = bcn_collector_codecs, .def = "zstd", \
+	  .help = "Compress frames with zstd, or with zlib for log servers " \
+		  "that predate zstd frames." }, \
 	{ "health_interval", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.health_interval_ms), .min = 0, \
 	  .max = 86400000, .def = "60s", \

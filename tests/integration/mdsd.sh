@@ -166,4 +166,8 @@ check(s3, (B, "", ""), open=1, close=1)
 check(s3, (A, "", ""))
 check(s3, (A, "", "touch.0"), mkdir=1)
 PY
+
+# frames are zstd-compressed by default (frame_codec: collector_test)
+flags=$(od -An -tu1 -j6 -N1 "$T/out.bin" | tr -d ' ')
+[ "$flags" = 4 ] || fail "default frames not zstd: flags $flags"
 echo "mdsd: ok"

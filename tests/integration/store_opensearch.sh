@@ -46,7 +46,7 @@ s = t["template"]["settings"]["index"]
 if not (s["number_of_shards"] == "2" and s["number_of_replicas"] == "1"):
     raise SystemExit("check failed: %r" % ((s),))
 if not (sorted(t["index_patterns"]) == sorted("tpl-%s-*" % l for l in
-    ["client", "forward", "ost", "mds", "switch", "job"])):
+    ["client", "forward", "ost", "mds", "switch", "job", "collector"])):
     raise SystemExit("check failed: %r" % ((t["index_patterns"]),))
 m = t["template"]["mappings"]
 if not (m["dynamic"] == "strict" and m["properties"]["record"]["enabled"] is False):

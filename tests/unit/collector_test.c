@@ -101,6 +101,7 @@ static const struct bcn_collector_ops fake_ops = {
 
 struct decoded {
 	size_t nframes, nrecs;
+	uint8_t flags;                  /* of the last frame */
 	uint64_t seq[MAX_DECODED];
 	uint32_t count[MAX_DECODED];
 	char node[BCN_NODE_MAX + 1];
@@ -126,6 +127,7 @@ static void decode_file(const char *path, struct decoded *d)
 						file.len - off, &lim, &used), 0);
 		assert_int_equal(f.hdr.kind, BCN_FRAME_DATA);
 		assert_true(d->nframes < MAX_DECODED);
+		d->flags = f.hdr.flags;
 		d->seq[d->nframes] = f.hdr.seq;
 		d->count[d->nframes++] = f.hdr.count;
 		snprintf(d->node, sizeof(d->node), "%s", f.node);
@@ -240,6 +242,40 @@ static void test_loop_output(void **state)
 	assert_non_null(strstr(line, "\"VmHWM_kb\":"));
 	unlink(out);
 	unlink(stats);
+}
+
+/* Frames are zstd-compressed by default, zlib-compressed with
+ * --frame-codec zlib (log servers older than zstd frames), with the same
+ * records either way. */
+static void test_loop_codec(void **state)
+{
+	static struct fake_conf conf;
+	static struct fake_state s;
+	static struct decoded d[2];
+	static const char *const codec[2] = { "zstd", "zlib" };
+	static const uint8_t flag[2] = { BCN_FRAME_F_ZSTD, BCN_FRAME_F_ZLIB };
+	char out[64];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		char *argv[] = { "fake", "--node", "oss07", "--count", "2",
+				 "--interval", "10ms", "--output", out,
+				 "--frame-codec", (char *)codec[k],
+				 "--log-level", "error", NULL };
+
+		temp_path(out, sizeof(out), "codec");
+		assert_int_equal(run_main(&conf, &s, argv), 0);
+		decode_file(out, &d[k]);
+		unlink(out);
+		assert_int_equal(d[k].nframes, 2);
+		assert_int_equal(d[k].flags & (BCN_FRAME_F_ZSTD |
+					       BCN_FRAME_F_ZLIB), flag[k]);
+	}
+	assert_int_equal(d[0].nrecs, d[1].nrecs);
+	for (size_t i = 0; i < d[0].nrecs; i++) {
+		assert_int_equal(d[0].port[i], d[1].port[i]);
+		assert_int_equal(d[0].xmit[i], d[1].xmit[i]);
+	}
 }
 
 /* Big samples are cut into several frames, numbered consecutively. */
@@ -369,6 +405,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_output),
+		cmocka_unit_test(test_loop_codec),
 		cmocka_unit_test(test_loop_cut),
 		cmocka_unit_test(test_default_node),
 		cmocka_unit_test(test_bad_args),
