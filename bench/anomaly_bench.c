@@ -107,7 +107,7 @@ static struct bcn_record *next(struct filler *f, int type, const char *node,
 	r->node = node;
 	r->t = t;
 	r->dur = dur;
-	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0 };
+	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0, 1 };
 	f->n++;
 	return r;
 }

@@ -86,7 +86,7 @@ static struct bcn_record *next(struct filler *f, int type, const char *node)
 	bcn_record_init(r, type);
 	snprintf(f->names[f->n], sizeof(f->names[0]), "%s", node);
 	r->node = f->names[f->n];
-	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0 };
+	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0, 1 };
 	f->n++;
 	return r;
 }

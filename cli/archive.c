@@ -339,7 +339,7 @@ static int restore_record(void *arg, const struct bcn_record *r)
 		return rc;
 	x->items[x->n++] = (struct bcn_store_item){
 		NULL, ARC_RESTORE_SEQ + x->pos / ARC_RESTORE_BATCH,
-		(uint32_t)(x->pos % ARC_RESTORE_BATCH) };
+		(uint32_t)(x->pos % ARC_RESTORE_BATCH), ARC_RESTORE_BATCH };
 	x->pos++;
 	return x->n == ARC_RESTORE_BATCH ? restore_flush(x) : 0;
 }

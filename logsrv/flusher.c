@@ -255,6 +255,7 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 			f->items[nr].rec = &f->recs[nr];
 			f->items[nr].seq = fr->hdr.seq;
 			f->items[nr].idx = idx++;
+			f->items[nr].nrec = fr->hdr.count;
 			nr++;
 		}
 		k++;
@@ -456,7 +457,8 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 		more = bcn_frame_next(fr, &rec);
 		if (more == 1) {
 			f->recs[nr] = rec;
-			f->items[nr] = (struct bcn_store_item){ &f->recs[nr], fr->hdr.seq, idx++ };
+			f->items[nr] = (struct bcn_store_item){ &f->recs[nr], fr->hdr.seq, idx++,
+							fr->hdr.count };
 			nr++;
 		}
 		if (nr == BATCH_RECORDS_MAX || (more != 1 && nr)) {
