@@ -572,10 +572,9 @@ static void update_backlog(struct bcn_flusher *f)
 static void *flusher_main(void *arg)
 {
 	struct bcn_flusher *f = arg;
+	int n;
 
 	while (!atomic_load(&f->stop)) {
-		int n;
-
 		expire_days(f);
 		if (redis_ensure(f)) {
 			f->st->backlog = -1;
@@ -602,6 +601,12 @@ static void *flusher_main(void *arg)
 		if (n == 0)
 			sleep_ms(f, f->cfg->flush_idle_ms);
 	}
+	/* the store's deferred work (sqlite: compaction of the newest
+	 * blocks); what was appended is durable either way */
+	n = bcn_store_flush(f->store);
+	if (n)
+		BCN_WARN("flusher: finishing the store's writes: %s",
+			 bcn_strerror(n));
 	return NULL;
 }
 
