@@ -73,10 +73,39 @@ static void map_build(void)
 	}
 }
 
+/* A decompression context per thread, freed when the thread ends. */
+static pthread_key_t blk_dctx_key;
+static int blk_dctx_err;
+
+static void dctx_free(void *p)
+{
+	ZSTD_freeDCtx(p);
+}
+
+static void map_once(void)
+{
+	map_build();
+	blk_dctx_err = pthread_key_create(&blk_dctx_key, dctx_free);
+}
+
 static const struct blk_map *get_map(void)
 {
-	pthread_once(&blk_once, map_build);
-	return blk_map.err ? NULL : &blk_map;
+	pthread_once(&blk_once, map_once);
+	return blk_map.err || blk_dctx_err ? NULL : &blk_map;
+}
+
+static ZSTD_DCtx *get_dctx(void)
+{
+	ZSTD_DCtx *d = pthread_getspecific(blk_dctx_key);
+
+	if (!d) {
+		d = ZSTD_createDCtx();
+		if (d && pthread_setspecific(blk_dctx_key, d)) {
+			ZSTD_freeDCtx(d);
+			d = NULL;
+		}
+	}
+	return d;
 }
 
 /* ---- encoder ---- */
@@ -454,6 +483,7 @@ int bcn_block_open(const void *buf, size_t len,
 	const struct blk_map *m = get_map();
 	const uint8_t *z, *p, *end;
 	struct bcn_block_reader *b;
+	ZSTD_DCtx *dctx;
 	uint64_t nrec, rawlen;
 	unsigned long long cs;
 	size_t zl, got;
@@ -479,7 +509,12 @@ int bcn_block_open(const void *buf, size_t len,
 		rc = -ENOMEM;
 		goto out;
 	}
-	got = ZSTD_decompress(b->raw, rawlen, z, zl);
+	dctx = get_dctx();
+	if (!dctx) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	got = ZSTD_decompressDCtx(dctx, b->raw, rawlen, z, zl);
 	if (ZSTD_isError(got) || got != rawlen) {
 		rc = ZSTD_isError(got) && ZSTD_getErrorCode(got) ==
 		     ZSTD_error_checksum_wrong ? -BCN_ECHECKSUM : -BCN_ECORRUPT;

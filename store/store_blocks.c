@@ -53,7 +53,44 @@ struct sq3_key {
 	uint32_t idx;
 };
 
+/* Statements of a schema 3 day, prepared on first use. */
+enum sq3_stmt {
+	S3_RUN_DEL, S3_RUN_PUT, S3_BLOCK_PUT, S3_JOB_PUT, S3_L0_STATS,
+	S3_BLOCK_DEL, S3_BLOCK_JOBS_DEL, S3_L1_KEY, S3_L0_OLD, S3_RANGE_L0,
+	S3_MIN, S3_MAX,
+	S3_QUERY,               /* + variant: 1 L0, 2 any part, 4 entity, 8 job */
+	S3_NSTMT = S3_QUERY + 16
+};
+
+static const char *const sq3_sql[S3_QUERY] = {
+	[S3_RUN_DEL] = "DELETE FROM runs WHERE node = ?1 AND seq_lo = ?2 AND "
+		"idx_lo = ?3",
+	[S3_RUN_PUT] = "INSERT OR REPLACE INTO runs VALUES (?1, ?2, ?3, ?4, "
+		"?5, ?6)",
+	[S3_BLOCK_PUT] = "INSERT INTO blocks (level, layer, part, entity, job, "
+		"t_min, t_max, n, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+		"?9)",
+	[S3_JOB_PUT] = "INSERT OR IGNORE INTO block_jobs VALUES (?1, ?2)",
+	[S3_L0_STATS] = "SELECT COALESCE(SUM(n), 0), COALESCE(SUM(t_max < ?2), "
+		"0) FROM blocks WHERE layer = ?1 AND part = -1",
+	[S3_BLOCK_DEL] = "DELETE FROM blocks WHERE id = ?1",
+	[S3_BLOCK_JOBS_DEL] = "DELETE FROM block_jobs WHERE block = ?1",
+	[S3_L1_KEY] = "SELECT id, data FROM blocks WHERE layer = ?1 AND "
+		"entity = ?2 AND part = ?3 AND t_min >= ?4 AND t_min < ?5 AND "
+		"job = ?6",
+	[S3_L0_OLD] = "SELECT id, data FROM blocks WHERE layer = ?1 AND "
+		"part = -1 AND t_max < ?2 ORDER BY id",
+	[S3_RANGE_L0] = "SELECT MIN(t_min), MAX(t_max) FROM blocks WHERE "
+		"layer = ?1 AND part = -1",
+	/* one aggregate over an index prefix: a single index lookup */
+	[S3_MIN] = "SELECT MIN(t_min) FROM blocks WHERE layer = ?1 AND "
+		"part = ?2",
+	[S3_MAX] = "SELECT MAX(t_min) FROM blocks WHERE layer = ?1 AND "
+		"part = ?2",
+};
+
 struct sq3_day {
+	sqlite3_stmt *st[S3_NSTMT];
 	int64_t chunk;          /* chunk_ns of the file */
 	bool loaded;            /* runs mirror the table */
 	int64_t data_version;   /* PRAGMA data_version when loaded */
@@ -71,8 +108,8 @@ static const char *const sq3_schema[] = {
 	"CREATE TABLE IF NOT EXISTS blocks (id INTEGER PRIMARY KEY, "
 	"level INTEGER NOT NULL, layer INTEGER NOT NULL, "
 	"part INTEGER NOT NULL, entity TEXT NOT NULL, "
-	"t_min INTEGER NOT NULL, t_max INTEGER NOT NULL, "
-	"n INTEGER NOT NULL, data BLOB NOT NULL)",
+	"job INTEGER NOT NULL, t_min INTEGER NOT NULL, "
+	"t_max INTEGER NOT NULL, n INTEGER NOT NULL, data BLOB NOT NULL)",
 	"CREATE INDEX IF NOT EXISTS blocks_t ON blocks (layer, part, t_min)",
 	"CREATE INDEX IF NOT EXISTS blocks_entity ON blocks "
 	"(layer, entity, part, t_min)",
@@ -105,6 +142,31 @@ static int step_done(struct sq_store *s, sqlite3 *db, sqlite3_stmt *st,
 
 	sqlite3_reset(st);
 	return src == SQLITE_DONE ? 0 : sq_fail(s, db, what, src);
+}
+
+static void win_sql(int variant, char *sql, size_t len);
+
+/* The cached statement id of dd, reset and unbound. */
+static int stmt(struct sq_store *s, struct sq_day *dd, int id,
+		sqlite3_stmt **out)
+{
+	sqlite3_stmt **st = &dd->v3->st[id];
+	char sql[384];
+	int src;
+
+	if (!*st) {
+		if (id >= S3_QUERY)
+			win_sql(id - S3_QUERY, sql, sizeof(sql));
+		src = sqlite3_prepare_v3(dd->db, id >= S3_QUERY ? sql :
+					 sq3_sql[id], -1,
+					 SQLITE_PREPARE_PERSISTENT, st, NULL);
+		if (src != SQLITE_OK)
+			return sq_fail(s, dd->db, "preparing", src);
+	}
+	sqlite3_reset(*st);
+	sqlite3_clear_bindings(*st);
+	*out = *st;
+	return 0;
 }
 
 static void rollback(sqlite3 *db)
@@ -173,6 +235,8 @@ void sq3_detach(struct sq_day *dd)
 	if (!v)
 		return;
 	runs_clear(v);
+	for (int k = 0; k < S3_NSTMT; k++)
+		sqlite3_finalize(v->st[k]);
 	free(v->runs);
 	free(v->gone);
 	free(v);
@@ -386,11 +450,9 @@ static int runs_store(struct sq_store *s, struct sq_day *dd)
 	sqlite3_stmt *del = NULL, *ins = NULL;
 	int rc;
 
-	rc = prep(s, dd->db, "DELETE FROM runs WHERE node = ?1 AND "
-		  "seq_lo = ?2 AND idx_lo = ?3", &del);
+	rc = stmt(s, dd, S3_RUN_DEL, &del);
 	if (!rc)
-		rc = prep(s, dd->db, "INSERT OR REPLACE INTO runs VALUES "
-			  "(?1, ?2, ?3, ?4, ?5, ?6)", &ins);
+		rc = stmt(s, dd, S3_RUN_PUT, &ins);
 	for (size_t i = 0; !rc && i < v->ngone; i++) {
 		sqlite3_bind_text(del, 1, v->gone[i].node, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(del, 2, u2i(v->gone[i].seq));
@@ -410,8 +472,6 @@ static int runs_store(struct sq_store *s, struct sq_day *dd)
 		sqlite3_bind_int(ins, 6, r->last);
 		rc = step_done(s, dd->db, ins, "writing a run");
 	}
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
 	return rc;
 }
 
@@ -447,9 +507,9 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Inserts the block of items[0..n) (sorted in scan order) with its jobs;
  * part -1 and entity "" make it an L0 block. */
-static int put_block(struct sq_store *s, sqlite3 *db, int layer, int part,
-		     const char *entity, const struct bcn_block_item *items,
-		     size_t n)
+static int put_block(struct sq_store *s, struct sq_day *dd, int layer,
+		     int part, const char *entity, uint64_t key_job,
+		     const struct bcn_block_item *items, size_t n)
 {
 	sqlite3_stmt *ins = NULL, *job = NULL;
 	int64_t tmin = items[0].rec->t, tmax = items[n - 1].rec->t, id;
@@ -460,58 +520,51 @@ static int put_block(struct sq_store *s, sqlite3 *db, int layer, int part,
 	bcn_buf_reset(&s->blk);
 	rc = bcn_block_encode(s->enc, items, n, &s->blk);
 	if (!rc)
-		rc = prep(s, db, "INSERT INTO blocks (level, layer, part, entity, "
-			  "t_min, t_max, n, data) VALUES (?1, ?2, ?3, ?4, ?5, "
-			  "?6, ?7, ?8)", &ins);
+		rc = stmt(s, dd, S3_BLOCK_PUT, &ins);
 	if (rc)
-		goto out;
+		return rc;
 	sqlite3_bind_int(ins, 1, part < 0 ? 0 : 1);
 	sqlite3_bind_int(ins, 2, layer);
 	sqlite3_bind_int(ins, 3, part);
 	sqlite3_bind_text(ins, 4, entity, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(ins, 5, tmin);
-	sqlite3_bind_int64(ins, 6, tmax);
-	sqlite3_bind_int64(ins, 7, (int64_t)n);
-	sqlite3_bind_blob(ins, 8, s->blk.data, (int)s->blk.len, SQLITE_STATIC);
-	rc = step_done(s, db, ins, "inserting a block");
+	sqlite3_bind_int64(ins, 5, u2i(key_job));
+	sqlite3_bind_int64(ins, 6, tmin);
+	sqlite3_bind_int64(ins, 7, tmax);
+	sqlite3_bind_int64(ins, 8, (int64_t)n);
+	sqlite3_bind_blob(ins, 9, s->blk.data, (int)s->blk.len, SQLITE_STATIC);
+	rc = step_done(s, dd->db, ins, "inserting a block");
 	if (rc)
-		goto out;
-	id = sqlite3_last_insert_rowid(db);
+		return rc;
+	id = sqlite3_last_insert_rowid(dd->db);
 	jobs = malloc(n * sizeof(*jobs));
-	if (!jobs) {
-		rc = -ENOMEM;
-		goto out;
-	}
+	if (!jobs)
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (items[i].rec->job)
 			jobs[nj++] = items[i].rec->job;
 	qsort(jobs, nj, sizeof(*jobs), cmp_u64);
-	rc = prep(s, db, "INSERT OR IGNORE INTO block_jobs VALUES (?1, ?2)",
-		  &job);
+	rc = stmt(s, dd, S3_JOB_PUT, &job);
 	for (size_t i = 0; !rc && i < nj; i++) {
 		if (i && jobs[i] == jobs[i - 1])
 			continue;
 		sqlite3_bind_int64(job, 1, u2i(jobs[i]));
 		sqlite3_bind_int64(job, 2, id);
-		rc = step_done(s, db, job, "indexing a block's jobs");
+		rc = step_done(s, dd->db, job, "indexing a block's jobs");
 	}
-out:
 	free(jobs);
-	sqlite3_finalize(ins);
-	sqlite3_finalize(job);
 	return rc;
 }
 
 /* Writes items[0..n) (one layer) as blocks of at most SQ3_BLOCK_MAX. */
-static int put_blocks(struct sq_store *s, sqlite3 *db, int layer, int part,
-		      const char *entity, struct bcn_block_item *items,
-		      size_t n)
+static int put_blocks(struct sq_store *s, struct sq_day *dd, int layer,
+		      int part, const char *entity, uint64_t key_job,
+		      struct bcn_block_item *items, size_t n)
 {
 	int rc = 0;
 
 	qsort(items, n, sizeof(*items), cmp_scan);
 	for (size_t a = 0; a < n && !rc; a += SQ3_BLOCK_MAX)
-		rc = put_block(s, db, layer, part, entity, items + a,
+		rc = put_block(s, dd, layer, part, entity, key_job, items + a,
 			       n - a < SQ3_BLOCK_MAX ? n - a : SQ3_BLOCK_MAX);
 	return rc;
 }
@@ -562,7 +615,7 @@ static int append_blocks(struct sq_store *s, struct sq_day *dd,
 		for (b = a; b < kept && ord[b].layer == ord[a].layer; b++)
 			bi[b - a] = (struct bcn_block_item){ ord[b].it->rec,
 				ord[b].it->seq, ord[b].it->idx };
-		rc = put_blocks(s, dd->db, ord[a].layer, -1, "", bi, b - a);
+		rc = put_blocks(s, dd, ord[a].layer, -1, "", 0, bi, b - a);
 	}
 	free(bi);
 	return rc ? rc : runs_store(s, dd);
@@ -582,8 +635,7 @@ static int compact_some(struct sq_store *s, struct sq_day *dd,
 	int rc;
 
 	horizon = bcn_timefmt_floor_div(tmax - SQ3_GRACE_NS, chunk) * chunk;
-	rc = prep(s, dd->db, "SELECT COALESCE(SUM(n), 0), COALESCE(SUM(t_max "
-		  "< ?2), 0) FROM blocks WHERE layer = ?1 AND part = -1", &st);
+	rc = stmt(s, dd, S3_L0_STATS, &st);
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (i && ord[i].layer == ord[i - 1].layer)
 			continue;
@@ -601,7 +653,6 @@ static int compact_some(struct sq_store *s, struct sq_day *dd,
 		if (did)
 			break;
 	}
-	sqlite3_finalize(st);
 	return rc;
 }
 
@@ -743,11 +794,21 @@ static void step_free(struct sq3_step *x)
 	bcn_buf_free(&x->ents);
 }
 
-/* Group order: part, entity, chunk (then anything: put_blocks sorts). */
+/* The job of an L1 block's key: job parts (a target's records of one
+ * job) get blocks per job, so that a job's query decodes its own records
+ * only; other blocks hold every job (0). */
+static uint64_t key_job(const struct sq3_rec *r)
+{
+	return r->part == BCN_STORE_PART_JOB ? r->rec.job : 0;
+}
+
+/* Group order: part, entity, key job, chunk (then anything: put_blocks
+ * sorts). */
 static int cmp_group(const void *a, const void *b)
 {
 	const struct sq3_rec *x = *(const struct sq3_rec *const *)a;
 	const struct sq3_rec *y = *(const struct sq3_rec *const *)b;
+	uint64_t jx = key_job(x), jy = key_job(y);
 	int c;
 
 	if (x->part != y->part)
@@ -755,26 +816,24 @@ static int cmp_group(const void *a, const void *b)
 	c = strcmp(x->entp, y->entp);
 	if (c)
 		return c;
+	if (jx != jy)
+		return jx < jy ? -1 : 1;
 	return (x->chunk > y->chunk) - (x->chunk < y->chunk);
 }
 
 /* Deletes block id and its job entries. */
-static int drop_block(struct sq_store *s, sqlite3 *db, int64_t id)
+static int drop_block(struct sq_store *s, struct sq_day *dd, int64_t id)
 {
-	static const char *const sql[] = {
-		"DELETE FROM blocks WHERE id = ?1",
-		"DELETE FROM block_jobs WHERE block = ?1",
-	};
+	static const int ids[] = { S3_BLOCK_DEL, S3_BLOCK_JOBS_DEL };
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	for (size_t k = 0; k < NLIST(sql) && !rc; k++) {
-		rc = prep(s, db, sql[k], &st);
+	for (size_t k = 0; k < NLIST(ids) && !rc; k++) {
+		rc = stmt(s, dd, ids[k], &st);
 		if (rc)
 			break;
 		sqlite3_bind_int64(st, 1, id);
-		rc = step_done(s, db, st, "deleting a block");
-		sqlite3_finalize(st);
+		rc = step_done(s, dd->db, st, "deleting a block");
 	}
 	return rc;
 }
@@ -792,25 +851,24 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 	size_t m = 0;
 
 	bcn_buf_init(&y.ents, BCN_BLOCK_RAW_MAX);
-	rc = prep(s, dd->db, "SELECT id, data FROM blocks WHERE layer = ?1 "
-		  "AND entity = ?2 AND part = ?3 AND t_min >= ?4 AND "
-		  "t_min < ?5", &st);
+	rc = stmt(s, dd, S3_L1_KEY, &st);
 	if (!rc) {
 		sqlite3_bind_int(st, 1, layer);
 		sqlite3_bind_text(st, 2, g[0]->entp, -1, SQLITE_STATIC);
 		sqlite3_bind_int(st, 3, g[0]->part);
 		sqlite3_bind_int64(st, 4, cs);
 		sqlite3_bind_int64(st, 5, cs + dd->v3->chunk);
+		sqlite3_bind_int64(st, 6, u2i(key_job(g[0])));
 	}
 	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = step_decode(s, &y, sqlite3_column_blob(st, 1),
 				 sqlite3_column_bytes(st, 1));
 		if (!rc)
-			rc = drop_block(s, dd->db, sqlite3_column_int64(st, 0));
+			rc = drop_block(s, dd, sqlite3_column_int64(st, 0));
 	}
 	if (!rc && src != SQLITE_DONE)
 		rc = sq_fail(s, dd->db, "reading a block", src);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (!rc && !(bi = malloc((n + y.nrecs) * sizeof(*bi))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
@@ -820,7 +878,8 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 		bi[m++] = (struct bcn_block_item){ &y.recs[i].rec,
 						   y.recs[i].seq, y.recs[i].idx };
 	if (!rc)
-		rc = put_blocks(s, dd->db, layer, g[0]->part, g[0]->entp, bi, m);
+		rc = put_blocks(s, dd, layer, g[0]->part, g[0]->entp,
+				key_job(g[0]), bi, m);
 	free(bi);
 	step_free(&y);
 	return rc;
@@ -838,8 +897,7 @@ static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 	size_t cap = 0;
 
 	*nids = 0;
-	rc = prep(s, dd->db, "SELECT id, data FROM blocks WHERE layer = ?1 "
-		  "AND part = -1 AND t_max < ?2 ORDER BY id", &st);
+	rc = stmt(s, dd, S3_L0_OLD, &st);
 	if (!rc) {
 		sqlite3_bind_int(st, 1, layer);
 		sqlite3_bind_int64(st, 2, horizon);
@@ -861,7 +919,7 @@ static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 	}
 	if (!rc && src != SQLITE_DONE && src != SQLITE_ROW)
 		rc = sq_fail(s, dd->db, "reading a block", src);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	*ids = v;
 	return rc;
 }
@@ -900,7 +958,7 @@ static int compact_step(struct sq_store *s, struct sq_day *dd, int layer,
 		rc = merge_group(s, dd, layer, ptr + a, b - a);
 	}
 	for (size_t i = 0; i < nids && !rc; i++)
-		rc = drop_block(s, dd->db, ids[i]);
+		rc = drop_block(s, dd, ids[i]);
 	if (!rc && (src = sq_run_sql(dd->db, "COMMIT", NULL)) != SQLITE_OK)
 		rc = sq_fail(s, dd->db, "committing a compaction", src);
 	*did = !rc;
@@ -1063,18 +1121,19 @@ static int win_add(struct sq_store *s, sqlite3 *db, struct sq3_win *w,
 	return rc;
 }
 
-/* The SQL of the blocks of a window: level 0 (l0) or level 1. Parameters:
- * ?1 layer, ?2 lo, ?3 hi, ?4 chunk start, ?5 entity, ?6 job, ?7 part. */
-static void win_sql(const struct bcn_store_query *q, bool l0, char *sql,
-		    size_t len)
+/* The SQL of the blocks of a window, by variant: + 1 level 0 (else 1),
+ * + 2 any part, + 4 an entity, + 8 a job. Parameters: ?1 layer, ?2 lo,
+ * ?3 hi, ?4 chunk start, ?5 entity, ?6 job, ?7 part. */
+static void win_sql(int variant, char *sql, size_t len)
 {
+	bool l0 = variant & 1;
+
 	snprintf(sql, len, "SELECT data FROM blocks WHERE layer = ?1 AND "
 		 "t_min < ?3 AND t_max >= ?2 AND %s%s%s%s",
-		 l0 ? "part = -1" : q->part == BCN_STORE_PART_ANY ?
-		 "part IN (0, 1, 2)" : "part = ?7",
-		 l0 ? "" : " AND t_min >= ?4",
-		 !l0 && q->entity ? " AND entity = ?5" : "",
-		 q->job ? " AND id IN (SELECT block FROM block_jobs "
+		 l0 ? "part = -1" : variant & 2 ? "part IN (0, 1, 2)" :
+		 "part = ?7", l0 ? "" : " AND t_min >= ?4",
+		 !l0 && (variant & 4) ? " AND entity = ?5" : "",
+		 variant & 8 ? " AND id IN (SELECT block FROM block_jobs "
 		 "WHERE job = ?6)" : "");
 }
 
@@ -1083,14 +1142,13 @@ static int win_open(struct sq_store *s, struct sq_day *dd, struct sq3_win *w,
 		    int64_t cs)
 {
 	const struct bcn_store_query *q = w->q;
-	char sql[384];
-	int rc = 0;
+	int rc = 0, v = (q->part == BCN_STORE_PART_ANY ? 2 : 0) |
+		(q->entity ? 4 : 0) | (q->job ? 8 : 0);
 
 	for (int l0 = 1; l0 >= 0 && !rc; l0--) {
 		sqlite3_stmt *st = NULL;
 
-		win_sql(q, l0, sql, sizeof(sql));
-		rc = prep(s, dd->db, sql, &st);
+		rc = stmt(s, dd, S3_QUERY + (v | l0), &st);
 		if (rc)
 			break;
 		sqlite3_bind_int(st, 1, q->layer);
@@ -1103,9 +1161,73 @@ static int win_open(struct sq_store *s, struct sq_day *dd, struct sq3_win *w,
 			sqlite3_bind_int64(st, 6, u2i(q->job));
 		sqlite3_bind_int(st, 7, q->part);
 		rc = win_add(s, dd->db, w, st, l0);
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 	}
 	return rc;
+}
+
+/* One value of a cached statement with ?1 layer, ?2 part: *v gets it, or
+ * stays when NULL; *v2 (may be NULL) the second column. */
+static int range_val(struct sq_store *s, struct sq_day *dd, int id, int layer,
+		     int part, int64_t *v, int64_t *v2)
+{
+	sqlite3_stmt *st;
+	int rc = stmt(s, dd, id, &st), src;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int(st, 1, layer);
+	sqlite3_bind_int(st, 2, part);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*v = sqlite3_column_int64(st, 0);
+		if (v2)
+			*v2 = sqlite3_column_int64(st, 1);
+	} else if (src != SQLITE_ROW && src != SQLITE_DONE) {
+		rc = sq_fail(s, dd->db, "reading the blocks' range", src);
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Narrows [*lo, *hi) to the times the blocks q may read cover (L0 blocks,
+ * L1 blocks of q's parts), from index lookups. */
+static int layer_range(struct sq_store *s, struct sq_day *dd,
+		       const struct bcn_store_query *q, int64_t *lo,
+		       int64_t *hi)
+{
+	int64_t a = INT64_MAX, b = INT64_MIN, x, y, chunk = dd->v3->chunk;
+	int rc;
+
+	x = INT64_MAX;
+	rc = range_val(s, dd, S3_RANGE_L0, q->layer, -1, &x, &y);
+	if (!rc && x != INT64_MAX) {
+		a = x;
+		b = y;
+	}
+	for (int p = 0; p < BCN_STORE_PART_MAX && !rc; p++) {
+		if (q->part != BCN_STORE_PART_ANY && p != q->part)
+			continue;
+		x = INT64_MAX;
+		rc = range_val(s, dd, S3_MIN, q->layer, p, &x, NULL);
+		if (rc || x == INT64_MAX)
+			continue;
+		a = x < a ? x : a;
+		rc = range_val(s, dd, S3_MAX, q->layer, p, &x, NULL);
+		/* an L1 block ends in the chunk it starts in */
+		x = x > INT64_MAX - chunk ? INT64_MAX - 1 :
+		    (bcn_timefmt_floor_div(x, chunk) + 1) * chunk - 1;
+		b = x > b ? x : b;
+	}
+	if (rc || a == INT64_MAX) {
+		*hi = *lo;
+		return rc;
+	}
+	if (a > *lo)
+		*lo = a;
+	if (b < *hi - 1)
+		*hi = b + 1;
+	return 0;
 }
 
 /* Merges the window's cursors in scan order into fn. */
@@ -1155,7 +1277,8 @@ int sq3_query(struct sq_store *s, struct sq_day *dd,
 		return -BCN_ERANGE;
 	lo = q->from > d0 ? q->from : d0;
 	hi = q->to < d1 ? q->to : d1;
-	for (cs = bcn_timefmt_floor_div(lo, chunk) * chunk; cs < hi && !rc;
+	rc = layer_range(s, dd, q, &lo, &hi);
+	for (cs = bcn_timefmt_floor_div(lo, chunk) * chunk; !rc && cs < hi;
 	     cs = w.hi) {
 		w.lo = cs > lo ? cs : lo;
 		w.hi = hi - cs > chunk ? cs + chunk : hi;
