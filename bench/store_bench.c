@@ -10,6 +10,13 @@
  * ratios; every query's answer (records and sums) must be the same on
  * both stores, or the bench fails.
  *
+ * Built with RocksDB (bench/CMakeLists.txt finds librocksdb-dev), the
+ * same records also go, as the same blocks (one per layer, part, entity,
+ * job part's job and hour; store/block.c), into a RocksDB with zstd under
+ * keys layer|part|entity|hour|job and a job index
+ * 0xff|job|layer|block key, and one entity scan and the per-job scans
+ * are timed there against schema 3 (same record counts required).
+ *
  * usage: store_bench SOURCE_DIR OUT_DIR NODES SECONDS
  *   NODES    compute nodes of the run (bytes per node per day)
  *   SECONDS  simulated seconds the records cover */
@@ -23,7 +30,11 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "store/block.h"
 #include "store/store.h"
+#ifdef BCN_HAVE_ROCKSDB
+#include <rocksdb/c.h>
+#endif
 
 #define BATCH 8192
 #define ARENA_BLOCK (1u << 20)
@@ -207,7 +218,8 @@ static uint64_t dir_bytes(const char *dir)
 		return 0;
 	while ((de = readdir(d)) != NULL) {
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (!stat(path, &sb) && S_ISREG(sb.st_mode))
+		if (strncmp(de->d_name, "LOG", 3) && !stat(path, &sb) &&
+		    S_ISREG(sb.st_mode))
 			sum += (uint64_t)sb.st_size;
 	}
 	closedir(d);
@@ -290,6 +302,253 @@ struct bq {
 	int64_t bucket;         /* 0: a scan */
 };
 
+#ifdef BCN_HAVE_ROCKSDB
+#define CHUNK (3600ll * 1000000000ll)
+
+struct keyed {
+	const struct bcn_store_item *it;
+	char key[300];          /* layer|part|entity\0|chunk|job */
+	size_t klen;
+};
+
+static void put_be64(char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (char)(v & 0xff);
+}
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	size_t n = x->klen < y->klen ? x->klen : y->klen;
+	int c = memcmp(x->key, y->key, n);
+
+	if (c)
+		return c;
+	if (x->klen != y->klen)
+		return x->klen < y->klen ? -1 : 1;
+	if (x->it->rec->t != y->it->rec->t)
+		return x->it->rec->t < y->it->rec->t ? -1 : 1;
+	c = strcmp(x->it->rec->node, y->it->rec->node);
+	if (c)
+		return c;
+	if (x->it->seq != y->it->seq)
+		return x->it->seq < y->it->seq ? -1 : 1;
+	return (x->it->idx > y->it->idx) - (x->it->idx < y->it->idx);
+}
+
+static size_t make_key(const struct bcn_record *r, char *key)
+{
+	char ent[BCN_ENTITY_MAX];
+	int part = bcn_store_record_part(r);
+	size_t len, n = 0;
+	int64_t chunk = r->t >= 0 ? r->t / CHUNK : -((-1 - r->t) / CHUNK) - 1;
+
+	if (bcn_record_entity(r, ent, sizeof(ent)))
+		ent[0] = 0;
+	len = strlen(ent);
+	if (len > 250)
+		len = 250;
+	key[n++] = (char)bcn_record_desc(r->type)->layer;
+	key[n++] = (char)part;
+	memcpy(key + n, ent, len);
+	n += len;
+	key[n++] = 0;
+	put_be64(key + n, (uint64_t)chunk ^ (1ull << 63));
+	n += 8;
+	put_be64(key + n, part == BCN_STORE_PART_JOB ? r->job : 0);
+	return n + 8;
+}
+
+struct rocks {
+	rocksdb_t *db;
+	rocksdb_options_t *opt;
+	rocksdb_readoptions_t *ro;
+	double write_s;
+	uint64_t bytes, blocks;
+};
+
+/* The job index key of job, layer and block key k. */
+static size_t job_key(uint64_t job, int layer, const char *k, size_t klen,
+		      char *out)
+{
+	out[0] = (char)0xff;
+	put_be64(out + 1, job);
+	out[9] = (char)layer;
+	memcpy(out + 10, k, klen);
+	return 10 + klen;
+}
+
+static int rocks_write(const struct data *d, const char *dir, struct rocks *x)
+{
+	struct keyed *ks = calloc(d->n, sizeof(*ks));
+	struct bcn_block_item *bi = calloc(d->n, sizeof(*bi));
+	rocksdb_writeoptions_t *wo = rocksdb_writeoptions_create();
+	struct bcn_block_enc *e = NULL;
+	struct bcn_buf blk;
+	char *err = NULL, jk[400];
+	double t0 = now_s();
+	size_t a, b;
+	int rc = 0;
+
+	bcn_buf_init(&blk, BCN_BLOCK_RAW_MAX);
+	x->opt = rocksdb_options_create();
+	rocksdb_options_set_create_if_missing(x->opt, 1);
+	rocksdb_options_set_compression(x->opt, rocksdb_zstd_compression);
+	rocksdb_writeoptions_set_sync(wo, 1);
+	x->db = rocksdb_open(x->opt, dir, &err);
+	if (!ks || !bi || !x->db || bcn_block_enc_new(3, &e)) {
+		fprintf(stderr, "store_bench: rocksdb: %s\n", err ? err : "no memory");
+		rc = -EIO;
+		goto out;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		ks[i].it = &d->it[i];
+		ks[i].klen = make_key(d->it[i].rec, ks[i].key);
+	}
+	qsort(ks, d->n, sizeof(*ks), cmp_keyed);
+	for (a = 0; a < d->n && !rc; a = b) {
+		rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+		uint64_t last_job = 0;
+
+		for (b = a; b < d->n && ks[b].klen == ks[a].klen &&
+		     !memcmp(ks[b].key, ks[a].key, ks[a].klen); b++)
+			bi[b - a] = (struct bcn_block_item){ ks[b].it->rec,
+				ks[b].it->seq, ks[b].it->idx };
+		bcn_buf_reset(&blk);
+		rc = bcn_block_encode(e, bi, b - a, &blk);
+		rocksdb_writebatch_put(wb, ks[a].key, ks[a].klen,
+				       (const char *)blk.data, blk.len);
+		for (size_t i = a; i < b; i++) {
+			uint64_t j = ks[i].it->rec->job;
+
+			if (!j || j == last_job)
+				continue;
+			last_job = j;
+			rocksdb_writebatch_put(wb, jk, job_key(j, ks[a].key[0],
+					       ks[a].key, ks[a].klen, jk), "", 0);
+		}
+		rocksdb_write(x->db, wo, wb, &err);
+		rocksdb_writebatch_destroy(wb);
+		x->blocks++;
+		if (err)
+			rc = -EIO;
+	}
+	if (!rc) {
+		rocksdb_flushoptions_t *fo = rocksdb_flushoptions_create();
+
+		rocksdb_flushoptions_set_wait(fo, 1);
+		rocksdb_flush(x->db, fo, &err);
+		rocksdb_flushoptions_destroy(fo);
+		rocksdb_compact_range(x->db, NULL, 0, NULL, 0);
+	}
+	x->write_s = now_s() - t0;
+	x->ro = rocksdb_readoptions_create();
+out:
+	if (err) {
+		fprintf(stderr, "store_bench: rocksdb: %s\n", err);
+		rocksdb_free(err);
+		rc = -EIO;
+	}
+	rocksdb_writeoptions_destroy(wo);
+	bcn_block_enc_free(e);
+	bcn_buf_free(&blk);
+	free(ks);
+	free(bi);
+	return rc;
+}
+
+/* Decodes a block value and counts its records of layer (and job). */
+static int rocks_count_block(const char *v, size_t len, int layer,
+			     uint64_t job, struct digest *g)
+{
+	static const struct bcn_block_limits lim = BCN_BLOCK_LIMITS_DEFAULT;
+	struct bcn_block_reader *b;
+	struct bcn_record r;
+	uint64_t seq;
+	uint32_t idx;
+	int rc = bcn_block_open(v, len, &lim, &b);
+
+	while (!rc && (rc = bcn_block_next(b, &r, &seq, &idx)) == 1) {
+		rc = 0;
+		if (bcn_record_desc(r.type)->layer == layer &&
+		    (!job || r.job == job))
+			g->n++;
+	}
+	bcn_block_close(b);
+	return rc < 0 ? rc : 0;
+}
+
+/* An entity scan (prefix layer|part|entity) or a job scan (the index). */
+static int rocks_query(struct rocks *x, const struct bq *q, double *best,
+		       struct digest *g)
+{
+	char pre[300], *v;
+	size_t plen = 0, vlen;
+	int rc = 0;
+
+	if (q->q.job) {
+		pre[0] = (char)0xff;
+		put_be64(pre + 1, q->q.job);
+		pre[9] = (char)q->q.layer;
+		plen = 10;
+	} else {
+		pre[plen++] = (char)q->q.layer;
+		pre[plen++] = (char)q->q.part;
+		memcpy(pre + plen, q->q.entity, strlen(q->q.entity) + 1);
+		plen += strlen(q->q.entity) + 1;
+	}
+	*best = 1e9;
+	for (int r = 0; r < REPS && !rc; r++) {
+		rocksdb_iterator_t *it = rocksdb_create_iterator(x->db, x->ro);
+		double t0 = now_s();
+
+		memset(g, 0, sizeof(*g));
+		for (rocksdb_iter_seek(it, pre, plen); !rc &&
+		     rocksdb_iter_valid(it); rocksdb_iter_next(it)) {
+			size_t kl;
+			const char *k = rocksdb_iter_key(it, &kl);
+			char *err = NULL;
+
+			if (kl < plen || memcmp(k, pre, plen))
+				break;
+			if (!q->q.job) {
+				const char *val = rocksdb_iter_value(it, &vlen);
+
+				rc = rocks_count_block(val, vlen, q->q.layer, 0, g);
+				continue;
+			}
+			v = rocksdb_get(x->db, x->ro, k + 10, kl - 10, &vlen, &err);
+			if (err || !v) {
+				rocksdb_free(err);
+				rc = -EIO;
+				break;
+			}
+			if ((int)(unsigned char)k[10 + 1] == q->q.part ||
+			    q->q.part == BCN_STORE_PART_ANY ||
+			    (q->q.layer != BCN_LAYER_OST && q->q.layer != BCN_LAYER_MDS))
+				rc = rocks_count_block(v, vlen, q->q.layer,
+						       q->q.job, g);
+			rocksdb_free(v);
+		}
+		rocksdb_iter_destroy(it);
+		if (now_s() - t0 < *best)
+			*best = now_s() - t0;
+	}
+	return rc;
+}
+
+static void rocks_close(struct rocks *x)
+{
+	if (x->ro)
+		rocksdb_readoptions_destroy(x->ro);
+	if (x->db)
+		rocksdb_close(x->db);
+	if (x->opt)
+		rocksdb_options_destroy(x->opt);
+}
+#endif
+
 /* Best of REPS of one query on s; its digest into g. */
 static int time_query(struct bcn_store *s, const struct bq *b, double *best,
 		      struct digest *g)
@@ -341,8 +600,46 @@ static void top_jobs(const struct data *d, uint64_t *jobs)
 	}
 }
 
-static int run_queries(const struct data *d, const char *d2, const char *d3)
+#ifndef BCN_HAVE_ROCKSDB
+struct rocks {
+	int none;
+};
+#endif
+
+/* A query on RocksDB too (entity and job scans), printed as fields. */
+static int rocks_fields(struct rocks *x, const struct bq *q,
+			const struct digest *g3, char *out, size_t len)
 {
+	out[0] = 0;
+#ifdef BCN_HAVE_ROCKSDB
+	struct digest g;
+	double t;
+	int rc;
+
+	if (!x || q->bucket || (!q->q.entity && !q->q.job))
+		return 0;
+	rc = rocks_query(x, q, &t, &g);
+	if (rc)
+		return rc;
+	if (g.n != g3->n) {
+		fprintf(stderr, "store_bench: %s: rocksdb has %" PRIu64
+			" records, schema 3 %" PRIu64 "\n", q->name, g.n, g3->n);
+		return -EPROTO;
+	}
+	snprintf(out, len, ",\"rocksdb_ms\":%.2f", t * 1e3);
+#else
+	(void)x;
+	(void)q;
+	(void)g3;
+	(void)len;
+#endif
+	return 0;
+}
+
+static int run_queries(const struct data *d, const char *d2, const char *d3,
+		       struct rocks *rx)
+{
+	char extra[64];
 	struct bcn_store *s2 = open_out(d2, 2), *s3 = open_out(d3, 0);
 	uint64_t jobs[NJOBS];
 	struct bq qs[16];
@@ -395,11 +692,14 @@ static int run_queries(const struct data *d, const char *d2, const char *d3)
 			rc = -EPROTO;
 		}
 		if (!rc)
+			rc = rocks_fields(rx, &qs[k], &g3, extra, sizeof(extra));
+		if (!rc)
 			printf("{\"bench\":\"store_query\",\"query\":\"%s\","
 			       "\"job\":%" PRIu64 ",\"records\":%" PRIu64 ","
 			       "\"schema2_ms\":%.2f,\"schema3_ms\":%.2f,"
-			       "\"speedup\":%.2f}\n", qs[k].name, qs[k].q.job,
-			       g3.n, t2 * 1e3, t3 * 1e3, t3 > 0 ? t2 / t3 : 0);
+			       "\"speedup\":%.2f%s}\n", qs[k].name, qs[k].q.job,
+			       g3.n, t2 * 1e3, t3 * 1e3, t3 > 0 ? t2 / t3 : 0,
+			       extra);
 	}
 	bcn_store_close(s2);
 	bcn_store_close(s3);
@@ -453,8 +753,33 @@ int main(int argc, char **argv)
 		       (double)w2.bytes / (double)(w3.bytes ? w3.bytes : 1),
 		       w2.append_s / (w3.append_s + w3.flush_s));
 		fflush(stdout);
-		rc = run_queries(&d, d2, d3);
 	}
+#ifdef BCN_HAVE_ROCKSDB
+	struct rocks rx = { 0 };
+	char dr[4096];
+
+	snprintf(dr, sizeof(dr), "%s/rocksdb", argv[2]);
+	if (!rc)
+		rc = rocks_write(&d, dr, &rx);
+	if (!rc) {
+		rx.bytes = dir_bytes(dr);
+		printf("{\"bench\":\"store_write\",\"store\":\"rocksdb_blocks\","
+		       "\"records\":%zu,\"blocks\":%" PRIu64 ",\"bytes\":%" PRIu64
+		       ",\"bytes_per_record\":%.1f,\"bytes_per_node_per_day\":%.0f,"
+		       "\"records_per_s_final_layout\":%.0f,"
+		       "\"sqlite_schema3_bytes\":%" PRIu64 "}\n", d.n, rx.blocks,
+		       rx.bytes, (double)rx.bytes / (double)d.n,
+		       (double)rx.bytes / nodes * 86400.0 / secs,
+		       (double)d.n / rx.write_s, w3.bytes);
+		fflush(stdout);
+	}
+	if (!rc)
+		rc = run_queries(&d, d2, d3, &rx);
+	rocks_close(&rx);
+#else
+	if (!rc)
+		rc = run_queries(&d, d2, d3, NULL);
+#endif
 	if (rc)
 		fprintf(stderr, "store_bench: %s\n", bcn_strerror(rc));
 	return rc ? 1 : 0;
