@@ -371,6 +371,8 @@ static int restore(const struct archive_conf *c, const struct bcn_buf *file,
 				&x, NULL);
 	if (!rc)
 		rc = restore_flush(&x);
+	if (!rc)        /* the store's final layout (sqlite: compaction) */
+		rc = bcn_store_flush(x.s);
 	if (rc)
 		bcn_seterr(err, ARC_ERR_MAX, "%s: restoring: %s", c->expand,
 			   bcn_strerror(rc));
