@@ -292,6 +292,8 @@ static int fill_day(struct bcn_store *st, int64_t t0, int64_t hours,
 		servers_minute(&f, no, t, h, min % 60, &m);
 	}
 	flush(&f);
+	if (!f.err)             /* the store's final layout */
+		f.err = bcn_store_flush(f.st);
 	rc = f.err;
 	*records = f.total;
 out:

@@ -161,6 +161,9 @@ static int fill(struct bcn_store *st, uint64_t job, uint64_t nodes, int step,
 	for (int s = 0; s < HOUR && !f->err; s++)
 		fill_second(f, job, nodes, t0 + (int64_t)s * NS, s, step);
 	flush(f);
+	if (!f->err)            /* the store's final layout, as after a
+				 * log server's stop */
+		f->err = bcn_store_flush(st);
 	*records = f->total;
 	*secs = now_s() - a;
 	rc = f->err;

@@ -120,6 +120,13 @@ static int take(void *arg, const struct bcn_record *r)
 	return 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int cmp_node_t(const void *a, const void *b)
 {
 	const struct bcn_store_item *x = a, *y = b;
@@ -568,36 +575,33 @@ static int time_query(struct bcn_store *s, const struct bq *b, double *best,
 	return rc;
 }
 
-/* The jobs with the most client records, up to NJOBS. */
+/* The jobs with the most client records, up to NJOBS (0: none). */
 static void top_jobs(const struct data *d, uint64_t *jobs)
 {
-	uint64_t cnt[NJOBS] = { 0 };
+	uint64_t *v = malloc((d->n ? d->n : 1) * sizeof(*v)), cnt[NJOBS] = { 0 };
+	size_t n = 0, a, b;
 
 	memset(jobs, 0, NJOBS * sizeof(*jobs));
-	for (size_t i = 0; i < d->n; i++) {
-		uint64_t j = d->rec[i].job, c = 0;
-		bool seen = false;
-
-		if (!j || d->rec[i].type != BCN_REC_IO)
-			continue;
-		for (int k = 0; k < NJOBS; k++)
-			seen |= jobs[k] == j;
-		if (seen)
-			continue;
-		for (size_t m = 0; m < d->n; m += 7)   /* sampled count */
-			c += d->rec[m].job == j;
+	if (!v)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->rec[i].job && d->rec[i].type == BCN_REC_IO)
+			v[n++] = d->rec[i].job;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (a = 0; a < n; a = b) {
+		for (b = a; b < n && v[b] == v[a]; b++)
+			;
 		for (int k = 0; k < NJOBS; k++) {
-			if (c > cnt[k]) {
+			if (b - a > cnt[k]) {
 				memmove(&cnt[k + 1], &cnt[k], (NJOBS - 1 - (size_t)k) * sizeof(*cnt));
 				memmove(&jobs[k + 1], &jobs[k], (NJOBS - 1 - (size_t)k) * sizeof(*jobs));
-				cnt[k] = c;
-				jobs[k] = j;
+				cnt[k] = b - a;
+				jobs[k] = v[a];
 				break;
 			}
 		}
-		if (i > 20000)
-			break;
 	}
+	free(v);
 }
 
 #ifndef BCN_HAVE_ROCKSDB

@@ -325,7 +325,8 @@ static int runs_load(struct sq_store *s, struct sq_day *dd)
 		runs_clear(v);
 		return rc;
 	}
-	qsort(v->runs, v->nruns, sizeof(*v->runs), cmp_run);
+	if (v->nruns)
+		qsort(v->runs, v->nruns, sizeof(*v->runs), cmp_run);
 	v->loaded = true;
 	return 0;
 }
