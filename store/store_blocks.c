@@ -31,8 +31,12 @@
 						 * after its end */
 #define SQ3_L0_MAX 65536        /* L0 records of a layer that force a
 				 * compaction step, closed chunk or not */
-#define SQ3_STEP_MAX 65536      /* L0 records one compaction step decodes */
-#define SQ3_BLOCK_MAX 65536     /* records per written block */
+#define SQ3_STEP_MAX 16384      /* L0 records one compaction step decodes
+				 * (~1.2 KiB each: ~20 MiB) */
+#define SQ3_BLOCK_MAX 16384     /* records per written block */
+#define SQ3_MERGE_MAX 4096      /* L1 blocks this big are not merged with
+				 * late records again (bounds memory and the
+				 * rewriting of a chunk's blocks) */
 #define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory */
 #define SQ3_OPEN_MAX 16384      /* blocks one query window holds open */
 
@@ -77,8 +81,8 @@ static const char *const sq3_sql[S3_QUERY] = {
 	[S3_BLOCK_JOBS_DEL] = "DELETE FROM block_jobs WHERE block = ?1",
 	[S3_L1_KEY] = "SELECT id, data FROM blocks WHERE layer = ?1 AND "
 		"entity = ?2 AND part = ?3 AND t_min >= ?4 AND t_min < ?5 AND "
-		"job = ?6",
-	[S3_L0_OLD] = "SELECT id, data FROM blocks WHERE layer = ?1 AND "
+		"job = ?6 AND n < ?7",
+	[S3_L0_OLD] = "SELECT id, data, n FROM blocks WHERE layer = ?1 AND "
 		"part = -1 AND t_max < ?2 ORDER BY id",
 	[S3_RANGE_L0] = "SELECT MIN(t_min), MAX(t_max) FROM blocks WHERE "
 		"layer = ?1 AND part = -1",
@@ -860,6 +864,7 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 		sqlite3_bind_int64(st, 4, cs);
 		sqlite3_bind_int64(st, 5, cs + dd->v3->chunk);
 		sqlite3_bind_int64(st, 6, u2i(key_job(g[0])));
+		sqlite3_bind_int(st, 7, SQ3_MERGE_MAX);
 	}
 	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		rc = step_decode(s, &y, sqlite3_column_blob(st, 1),
@@ -887,7 +892,8 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 }
 
 /* Reads L0 blocks of layer ending before horizon, oldest first, up to
- * SQ3_STEP_MAX records (one at least), into x; their ids into *ids. */
+ * SQ3_STEP_MAX records (one block at least), into x; their ids into
+ * *ids. */
 static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 		     int64_t horizon, struct sq3_step *x, int64_t **ids,
 		     size_t *nids)
@@ -903,8 +909,10 @@ static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 		sqlite3_bind_int(st, 1, layer);
 		sqlite3_bind_int64(st, 2, horizon);
 	}
-	while (!rc && (*nids == 0 || x->nrecs < SQ3_STEP_MAX) &&
-	       (src = sqlite3_step(st)) == SQLITE_ROW) {
+	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*nids && x->nrecs + (uint64_t)sqlite3_column_int64(st, 2) >
+		    SQ3_STEP_MAX)
+			break;  /* the next step takes it */
 		if (*nids == cap) {
 			cap = cap ? cap * 2 : 16;
 			nv = realloc(v, cap * sizeof(*v));

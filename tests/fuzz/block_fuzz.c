@@ -2,7 +2,11 @@
  * arbitrary bytes, within small limits (a block may claim no more than
  * they allow). Every block that decodes is encoded again from its
  * records, and that block must decode to the same records, in order:
- * identity, node, t and the JSON form of each. */
+ * identity, node, t and the JSON form of each.
+ *
+ * Seeds (corpus/block/), written by bcn_block_encode at level 3: ost-one
+ * (one ost record), io-12 (12 io records of two nodes, 3 frames),
+ * every-type-40 (40 records cycling through every record type). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
