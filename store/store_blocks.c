@@ -31,8 +31,8 @@
 						 * after its end */
 #define SQ3_L0_MAX 65536        /* L0 records of a layer that force a
 				 * compaction step, closed chunk or not */
-#define SQ3_STEP_MAX 16384      /* L0 records one compaction step decodes
-				 * (~1.2 KiB each: ~20 MiB) */
+#define SQ3_STEP_MAX 32768      /* L0 records one compaction step decodes
+				 * (~1.2 KiB each: ~40 MiB) */
 #define SQ3_BLOCK_MAX 16384     /* records per written block */
 #define SQ3_MERGE_MAX 4096      /* L1 blocks this big are not merged with
 				 * late records again (bounds memory and the
