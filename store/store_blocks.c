@@ -34,7 +34,7 @@
 #define SQ3_STEP_MAX 32768      /* L0 records one compaction step decodes
 				 * (~1.2 KiB each: ~40 MiB) */
 #define SQ3_BLOCK_MAX 16384     /* records per written block */
-#define SQ3_MERGE_MAX 4096      /* L1 blocks this big are not merged with
+#define SQ3_MERGE_MAX 256       /* L1 blocks this big are not merged with
 				 * late records again (bounds memory and the
 				 * rewriting of a chunk's blocks) */
 #define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory */

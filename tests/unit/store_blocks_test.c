@@ -7,7 +7,8 @@
  *     counts must give the same answers, byte for byte;
  *   - identities: appending again after compaction stores nothing,
  *     runs stay few when frames are consecutive, nrec = 0 still dedupes;
- *   - late records into a compacted chunk end in one L1 block;
+ *   - late records into a compacted chunk: merged with a small L1
+ *     block of their key, a block of their own beside a big one;
  *   - compaction from append once a chunk is closed;
  *   - a schema 2 day and a schema 3 day answer one query together;
  *   - a day file of a newer schema is refused with -BCN_EVERSION.
@@ -379,8 +380,9 @@ static void test_identity(void **state)
 	bcn_store_close(s);
 }
 
-/* Late records of a compacted chunk are merged into its L1 block; an
- * append whose records close a chunk compacts it without a flush. */
+/* Late records of a compacted chunk are merged into its L1 block while
+ * that is small, else written beside it; an append whose records close a
+ * chunk compacts it without a flush. */
 static void test_late_and_closed(void **state)
 {
 	static struct recs x;
@@ -392,12 +394,18 @@ static void test_late_and_closed(void **state)
 	s = open_store(dir, 0);
 	ost_frames(&x, 360, 0, 1, 1);           /* the first hour */
 	assert_int_equal(bcn_store_append(s, x.it, 100), 0);
+	assert_int_equal(bcn_store_flush(s), 0);
+	/* later records of the chunk: merged with its small L1 block */
 	assert_int_equal(bcn_store_append(s, x.it + 200, 160), 0);
 	assert_int_equal(bcn_store_flush(s), 0);
-	assert_int_equal(bcn_store_append(s, x.it + 100, 100), 0);  /* late */
-	assert_int_equal(bcn_store_flush(s), 0);
 	assert_int_equal(sql_val(dir, "20240110", "SELECT COUNT(*) FROM blocks"), 1);
-	assert_int_equal(sql_val(dir, "20240110", "SELECT n FROM blocks"), 360);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT n FROM blocks"), 260);
+	/* late ones: that block has SQ3_MERGE_MAX (256) records or more,
+	 * they get a block of their own; the scan merges both */
+	assert_int_equal(bcn_store_append(s, x.it + 100, 100), 0);
+	assert_int_equal(bcn_store_flush(s), 0);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT COUNT(*) FROM blocks"), 2);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT SUM(n) FROM blocks"), 360);
 	assert_int_equal(count_all(s, BCN_LAYER_OST), 360);
 	/* the second hour in L0, then records past its end and the grace */
 	ost_frames(&x, 400, HOUR, 1000, 1);
