@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "jobdb/jobdb.h"
 #include "store/store.h"
+#include "node_seq.h"
 #include "store/store_config.h"
 
 #define NS 1000000000ll
@@ -64,7 +65,8 @@ struct filler {
 	char names[BATCH][48];
 	char jobid[24];
 	size_t n;
-	uint64_t seq, total;
+	uint64_t total, seq_base;        /* job << 32: jobs never share */
+	struct node_seq seqs;           /* per sending node */
 	int err;
 };
 
@@ -86,7 +88,8 @@ static struct bcn_record *next(struct filler *f, int type, const char *node)
 	bcn_record_init(r, type);
 	snprintf(f->names[f->n], sizeof(f->names[0]), "%s", node);
 	r->node = f->names[f->n];
-	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0, 1 };
+	f->items[f->n] = (struct bcn_store_item){ r,
+		f->seq_base + node_seq_next(&f->seqs, f->names[f->n]), 0, 1 };
 	f->n++;
 	return r;
 }
@@ -156,7 +159,12 @@ static int fill(struct bcn_store *st, uint64_t job, uint64_t nodes, int step,
 	if (!f)
 		return -ENOMEM;
 	f->st = st;
-	f->seq = job << 32;
+	f->seq_base = job << 32;
+	if (node_seq_init(&f->seqs)) {
+		node_seq_free(&f->seqs);
+		free(f);
+		return -ENOMEM;
+	}
 	snprintf(f->jobid, sizeof(f->jobid), "%" PRIu64, job);
 	for (int s = 0; s < HOUR && !f->err; s++)
 		fill_second(f, job, nodes, t0 + (int64_t)s * NS, s, step);
@@ -167,6 +175,7 @@ static int fill(struct bcn_store *st, uint64_t job, uint64_t nodes, int step,
 	*records = f->total;
 	*secs = now_s() - a;
 	rc = f->err;
+	node_seq_free(&f->seqs);
 	free(f);
 	return rc;
 }

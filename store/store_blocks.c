@@ -691,11 +691,19 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 		runs_committed(dd->v3);
 	}
 	if (!rc) {
-		/* the batch is durable; a failed compaction is retried by a
-		 * later append or flush, and logged by sq_fail */
+		/* the batch is durable; a failed compaction is logged (rate-
+		 * limited) and retried by a later append or flush */
+		int crc;
+
 		qsort(ord, n, sizeof(*ord), cmp_ord_layer);
-		if (compact_some(s, dd, ord, n, tmax))
+		crc = compact_some(s, dd, ord, n, tmax);
+		if (crc) {
 			rollback(dd->db);
+			bcn_complain(&s->complain, BCN_LOG_WARNING, "store %s: "
+				     "compacting %s: %s", s->base.cfg.dir,
+				     sqlite3_db_filename(dd->db, NULL),
+				     bcn_strerror(crc));
+		}
 	}
 	free(ord);
 	return rc;

@@ -1,9 +1,11 @@
 /* The embedded record store backend: one SQLite database per UTC day of
  * record time, <dir>/beacon-YYYYMMDD.db, in WAL mode with synchronous=FULL
- * so that a batch is on disk when append returns 0. Records are kept whole
- * as compact binary (the frame codec's one-record payload) next to the
- * columns the queries filter, order and sum on. docs/store.md describes
- * the layout.
+ * so that a batch is on disk when append returns 0. New days have schema
+ * 3, records in compressed blocks (store/store_blocks.c); this file keeps
+ * the day files, the dispatch by schema and schema 2, where records are
+ * kept whole as compact binary (the frame codec's one-record payload)
+ * next to the columns the queries filter, order and sum on (and schema
+ * 1, upgraded to 2). docs/store.md describes the layouts.
  *
  * uint64 values (seq, job, the totals) are stored as the int64 with the
  * same 64 bits; sums add the low and high 32-bit halves separately, so
