@@ -10,6 +10,8 @@
  * the paper's and this issue's targets beside the figures.
  *
  * usage: report_bench CONFIG NODES:STEP[,NODES:STEP...] [REPS]
+ * BCN_BENCH_STORE_SCHEMA=2 writes the sqlite store with one row per
+ * record (schema 2) instead of blocks, for a before/after comparison.
  * CONFIG holds store_*, jobdb_* and cache_* keys (cache_host required). */
 #include <errno.h>
 #include <inttypes.h>
@@ -329,6 +331,11 @@ int main(int argc, char **argv)
 					    err, sizeof(err));
 	if (!rc)
 		rc = bcn_store_settings_apply(&c.store, err, sizeof(err));
+	/* BCN_BENCH_STORE_SCHEMA=2: new sqlite days with one row per record,
+	 * the layout before issue 19, to compare on the same machine */
+	if (!rc && getenv("BCN_BENCH_STORE_SCHEMA"))
+		c.store.cfg.schema = strcmp(getenv("BCN_BENCH_STORE_SCHEMA"),
+					    "2") ? 0 : 2;
 	if (!rc)
 		rc = bcn_jobdb_open(&c.db, &db, err, sizeof(err));
 	if (!rc)
