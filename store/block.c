@@ -31,6 +31,8 @@ enum { C_TYPE, C_NODE, C_SEQ, C_IDX, C_T, C_DUR, C_JOB, C_FIXED };
 struct blk_map {
 	uint16_t base[BCN_REC_TYPE_MAX];        /* first column of a type */
 	uint16_t nwords[BCN_REC_TYPE_MAX];
+	uint16_t end[BCN_REC_TYPE_MAX];         /* bytes of a record of the
+						 * type that its fields cover */
 	uint16_t off[BLK_COLS_MAX];             /* per column: offset in the
 						 * record */
 	uint8_t str[BLK_COLS_MAX];              /* 1: a string column */
@@ -70,6 +72,10 @@ static void map_build(void)
 					fl->kind == BCN_F_STR);
 		}
 		m->nwords[t] = (uint16_t)(m->ncols - m->base[t]);
+		m->end[t] = (uint16_t)offsetof(struct bcn_record, u);
+		for (unsigned c = m->base[t]; c < m->ncols; c++)
+			if (m->off[c] + 8u > m->end[t])
+				m->end[t] = (uint16_t)(m->off[c] + 8u);
 	}
 }
 
@@ -601,8 +607,13 @@ int bcn_block_next(struct bcn_block_reader *b, struct bcn_record *r,
 
 	if (b->i >= b->n)
 		return 0;
-	memset(r, 0, sizeof(*r));
+	/* zeroed: the common fields and those of the record's type (a
+	 * whole record is 1.2 KiB, an io record's fields 200 bytes) */
+	memset(r, 0, offsetof(struct bcn_record, u));
 	rc = next_ident(b, r, seq, idx);
+	if (!rc)
+		memset(&r->u, 0, m->end[r->type] -
+		       offsetof(struct bcn_record, u));
 	last = rc ? 0 : (unsigned)m->base[r->type] + m->nwords[r->type];
 	for (c = rc ? 0 : m->base[r->type]; !rc && c < last; c++) {
 		if (m->str[c]) {
