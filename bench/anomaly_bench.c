@@ -25,6 +25,7 @@
 #include "common/error.h"
 #include "common/text.h"
 #include "store/store.h"
+#include "node_seq.h"
 
 #define NS 1000000000ll
 #define MIN (60 * NS)
@@ -49,7 +50,8 @@ struct filler {
 	struct bcn_store_item items[BATCH];
 	char jobid[BATCH][24];
 	size_t n;
-	uint64_t seq, total;
+	uint64_t total;
+	struct node_seq seqs;           /* per sending node */
 	int err;
 };
 
@@ -107,7 +109,8 @@ static struct bcn_record *next(struct filler *f, int type, const char *node,
 	r->node = node;
 	r->t = t;
 	r->dur = dur;
-	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0 };
+	f->items[f->n] = (struct bcn_store_item){ r,
+		node_seq_next(&f->seqs, node), 0, 1 };
 	f->n++;
 	return r;
 }
@@ -277,7 +280,7 @@ static int fill_day(struct bcn_store *st, int64_t t0, int64_t hours,
 			    { 0 } };
 	int rc = -ENOMEM;
 
-	if (!jobs || !m.fwd_bytes || !m.ost_bytes)
+	if (!jobs || !m.fwd_bytes || !m.ost_bytes || node_seq_init(&f.seqs))
 		goto out;
 	f.st = st;
 	make_jobs(jobs, nj, nf, no, t0, hours);
@@ -292,9 +295,12 @@ static int fill_day(struct bcn_store *st, int64_t t0, int64_t hours,
 		servers_minute(&f, no, t, h, min % 60, &m);
 	}
 	flush(&f);
+	if (!f.err)             /* the store's final layout */
+		f.err = bcn_store_flush(f.st);
 	rc = f.err;
 	*records = f.total;
 out:
+	node_seq_free(&f.seqs);
 	free(jobs);
 	free(m.fwd_bytes);
 	free(m.ost_bytes);

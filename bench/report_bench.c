@@ -10,6 +10,8 @@
  * the paper's and this issue's targets beside the figures.
  *
  * usage: report_bench CONFIG NODES:STEP[,NODES:STEP...] [REPS]
+ * BCN_BENCH_STORE_SCHEMA=2 writes the sqlite store with one row per
+ * record (schema 2) instead of blocks, for a before/after comparison.
  * CONFIG holds store_*, jobdb_* and cache_* keys (cache_host required). */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +27,7 @@
 #include "common/error.h"
 #include "jobdb/jobdb.h"
 #include "store/store.h"
+#include "node_seq.h"
 #include "store/store_config.h"
 
 #define NS 1000000000ll
@@ -64,7 +67,8 @@ struct filler {
 	char names[BATCH][48];
 	char jobid[24];
 	size_t n;
-	uint64_t seq, total;
+	uint64_t total, seq_base;        /* job << 32: jobs never share */
+	struct node_seq seqs;           /* per sending node */
 	int err;
 };
 
@@ -86,7 +90,8 @@ static struct bcn_record *next(struct filler *f, int type, const char *node)
 	bcn_record_init(r, type);
 	snprintf(f->names[f->n], sizeof(f->names[0]), "%s", node);
 	r->node = f->names[f->n];
-	f->items[f->n] = (struct bcn_store_item){ r, ++f->seq, 0 };
+	f->items[f->n] = (struct bcn_store_item){ r,
+		f->seq_base + node_seq_next(&f->seqs, f->names[f->n]), 0, 1 };
 	f->n++;
 	return r;
 }
@@ -156,14 +161,23 @@ static int fill(struct bcn_store *st, uint64_t job, uint64_t nodes, int step,
 	if (!f)
 		return -ENOMEM;
 	f->st = st;
-	f->seq = job << 32;
+	f->seq_base = job << 32;
+	if (node_seq_init(&f->seqs)) {
+		node_seq_free(&f->seqs);
+		free(f);
+		return -ENOMEM;
+	}
 	snprintf(f->jobid, sizeof(f->jobid), "%" PRIu64, job);
 	for (int s = 0; s < HOUR && !f->err; s++)
 		fill_second(f, job, nodes, t0 + (int64_t)s * NS, s, step);
 	flush(f);
+	if (!f->err)            /* the store's final layout, as after a
+				 * log server's stop */
+		f->err = bcn_store_flush(st);
 	*records = f->total;
 	*secs = now_s() - a;
 	rc = f->err;
+	node_seq_free(&f->seqs);
 	free(f);
 	return rc;
 }
@@ -317,6 +331,11 @@ int main(int argc, char **argv)
 					    err, sizeof(err));
 	if (!rc)
 		rc = bcn_store_settings_apply(&c.store, err, sizeof(err));
+	/* BCN_BENCH_STORE_SCHEMA=2: new sqlite days with one row per record,
+	 * the layout before issue 19, to compare on the same machine */
+	if (!rc && getenv("BCN_BENCH_STORE_SCHEMA"))
+		c.store.cfg.schema = strcmp(getenv("BCN_BENCH_STORE_SCHEMA"),
+					    "2") ? 0 : 2;
 	if (!rc)
 		rc = bcn_jobdb_open(&c.db, &db, err, sizeof(err));
 	if (!rc)

@@ -339,7 +339,7 @@ static int restore_record(void *arg, const struct bcn_record *r)
 		return rc;
 	x->items[x->n++] = (struct bcn_store_item){
 		NULL, ARC_RESTORE_SEQ + x->pos / ARC_RESTORE_BATCH,
-		(uint32_t)(x->pos % ARC_RESTORE_BATCH) };
+		(uint32_t)(x->pos % ARC_RESTORE_BATCH), ARC_RESTORE_BATCH };
 	x->pos++;
 	return x->n == ARC_RESTORE_BATCH ? restore_flush(x) : 0;
 }
@@ -371,6 +371,8 @@ static int restore(const struct archive_conf *c, const struct bcn_buf *file,
 				&x, NULL);
 	if (!rc)
 		rc = restore_flush(&x);
+	if (!rc)        /* the store's final layout (sqlite: compaction) */
+		rc = bcn_store_flush(x.s);
 	if (rc)
 		bcn_seterr(err, ARC_ERR_MAX, "%s: restoring: %s", c->expand,
 			   bcn_strerror(rc));

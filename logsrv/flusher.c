@@ -257,6 +257,7 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 			f->items[nr].rec = &f->recs[nr];
 			f->items[nr].seq = fr->hdr.seq;
 			f->items[nr].idx = idx++;
+			f->items[nr].nrec = fr->hdr.count;
 			nr++;
 		}
 		k++;
@@ -498,7 +499,8 @@ static int flush_big(struct bcn_flusher *f, struct bcn_frame *fr)
 		more = bcn_frame_next(fr, &rec);
 		if (more == 1) {
 			f->recs[nr] = rec;
-			f->items[nr] = (struct bcn_store_item){ &f->recs[nr], fr->hdr.seq, idx++ };
+			f->items[nr] = (struct bcn_store_item){ &f->recs[nr], fr->hdr.seq, idx++,
+							fr->hdr.count };
 			nr++;
 		}
 		if (nr == BATCH_RECORDS_MAX || (more != 1 && nr)) {
@@ -614,10 +616,9 @@ static void update_backlog(struct bcn_flusher *f)
 static void *flusher_main(void *arg)
 {
 	struct bcn_flusher *f = arg;
+	int n;
 
 	while (!atomic_load(&f->stop)) {
-		int n;
-
 		expire_days(f);
 		if (redis_ensure(f)) {
 			f->st->backlog = -1;
@@ -644,6 +645,12 @@ static void *flusher_main(void *arg)
 		if (n == 0)
 			sleep_ms(f, f->cfg->flush_idle_ms);
 	}
+	/* the store's deferred work (sqlite: compaction of the newest
+	 * blocks); what was appended is durable either way */
+	n = bcn_store_flush(f->store);
+	if (n)
+		BCN_WARN("flusher: finishing the store's writes: %s",
+			 bcn_strerror(n));
 	return NULL;
 }
 

@@ -159,6 +159,11 @@ int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
 	return rc ? rc : s->ops->count(s, &rq, count);
 }
 
+int bcn_store_flush(struct bcn_store *s)
+{
+	return s->ops->flush ? s->ops->flush(s) : 0;
+}
+
 int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed)
 {
 	uint64_t dummy;

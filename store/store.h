@@ -44,6 +44,10 @@ struct bcn_store_config {
 					 * timeout (sqlite) */
 	bool existing;                  /* sqlite: the directory must exist
 					 * already (readers); never created */
+	int schema;                     /* sqlite: schema of new day files:
+					 * 0 the newest (3, record blocks),
+					 * 2 one row per record (benchmarks
+					 * and tests compare the two) */
 };
 
 /* Fills cfg with the defaults: sqlite in "./beacon-store", prefix
@@ -57,6 +61,12 @@ struct bcn_store_item {
 	const struct bcn_record *rec;
 	uint64_t seq;                   /* sequence number of its frame */
 	uint32_t idx;                   /* its position in the frame, from 0 */
+	uint32_t nrec;                  /* records in its frame; 0: unknown.
+					 * The sqlite store keeps identities
+					 * as runs of consecutive ones, and a
+					 * run crosses to the next frame only
+					 * after the last record of one
+					 * (idx == nrec - 1) */
 };
 
 /* The part of its entity's statistics a record is. An OSS or MDS sends,
@@ -157,6 +167,14 @@ int bcn_store_sum(struct bcn_store *s, const struct bcn_store_query *q,
 int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
 		    uint64_t *count);
 
+/* Finishes the writes appends leave for later: the sqlite backend
+ * compacts every day's newest blocks (level 0) into their final blocks
+ * (docs/store.md, "Schema 3"); a no-op for opensearch. Writers call it
+ * before they exit, benchmarks before they measure. Returns 0 or a
+ * negative code (nothing is lost either way: appended records are
+ * durable before). */
+int bcn_store_flush(struct bcn_store *s);
+
 /* Deletes whole days (databases or indices) that ended more than
  * retention_days before now_ns. *removed (may be NULL) gets the number of
  * days or indices deleted. */
@@ -179,6 +197,7 @@ struct bcn_store_ops {
 	int (*count)(struct bcn_store *s, const struct bcn_store_query *q,
 		     uint64_t *count);
 	int (*expire)(struct bcn_store *s, int64_t now_ns, uint64_t *removed);
+	int (*flush)(struct bcn_store *s);      /* may be NULL */
 };
 
 /* Every backend's struct starts with this header. */

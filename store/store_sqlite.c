@@ -1,9 +1,11 @@
 /* The embedded record store backend: one SQLite database per UTC day of
  * record time, <dir>/beacon-YYYYMMDD.db, in WAL mode with synchronous=FULL
- * so that a batch is on disk when append returns 0. Records are kept whole
- * as compact binary (the frame codec's one-record payload) next to the
- * columns the queries filter, order and sum on. docs/store.md describes
- * the layout.
+ * so that a batch is on disk when append returns 0. New days have schema
+ * 3, records in compressed blocks (store/store_blocks.c); this file keeps
+ * the day files, the dispatch by schema and schema 2, where records are
+ * kept whole as compact binary (the frame codec's one-record payload)
+ * next to the columns the queries filter, order and sum on (and schema
+ * 1, upgraded to 2). docs/store.md describes the layouts.
  *
  * uint64 values (seq, job, the totals) are stored as the int64 with the
  * same 64 bits; sums add the low and high 32-bit halves separately, so
@@ -29,8 +31,8 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "store/store.h"
+#include "store/sq_int.h"
 
-#define SQ_OPEN_DAYS 8                  /* day databases kept open (LRU) */
 #define SQ_MAX_DAYS 100000              /* day files one query considers */
 #define SQ_SCHEMA_VERSION 2             /* PRAGMA user_version; 1: before
 					 * the part column */
@@ -40,14 +42,6 @@
 #define SQ_SUFFIX_MAX 8                 /* "-wal", "-shm" and the NUL */
 #define SQ_HALF_MASK 0xffffffffull
 
-/* Cached statements of one day database. */
-enum sq_stmt {
-	SQ_BEGIN, SQ_COMMIT, SQ_ROLLBACK, SQ_INSERT,
-	SQ_SCAN,                        /* + 1 entity, + 2 job, + 4 any part */
-	SQ_SUM = SQ_SCAN + 8,
-	SQ_COUNT = SQ_SUM + 8,
-	SQ_NSTMT = SQ_COUNT + 8
-};
 
 #define SQ_COLS "node, seq, idx, layer, type, entity, job, t, dur, " \
 	"read_bytes, write_bytes, read_ops, write_ops, meta_ops, other_ops, " \
@@ -139,38 +133,13 @@ static const char *const sq_to_v2_after[] = {
 	"WHERE layer IN (?1, ?2) AND " SQ_PART_FN "(rec) <> 0"
 #define SQ_NLIST(a) (sizeof(a) / sizeof((a)[0]))
 
-struct sq_day {
-	sqlite3 *db;                    /* NULL: free slot */
-	int64_t day;                    /* days since 1970-01-01 */
-	uint64_t used;                  /* LRU clock */
-	sqlite3_stmt *st[SQ_NSTMT];     /* prepared on first use */
-};
-
-struct sq_store {
-	struct bcn_store base;
-	struct sq_day days[SQ_OPEN_DAYS];
-	uint64_t clock;
-	bool busy;                      /* inside an operation */
-	bool damaged;                   /* the migration met a damaged record */
-	struct bcn_frame_builder fb;    /* packs records */
-	struct bcn_buf blob;
-	struct bcn_frame frame;         /* unpacks them */
-	struct bcn_complain complain;   /* repeated write failures */
-	char entity[BCN_ENTITY_MAX];
-	char path[PATH_MAX];
-};
-
-/* A batch item and the day it goes to. */
-struct sq_ref {
-	int64_t day;
-	size_t i;
-};
 
 /* Buckets of a sum, merged across day files. */
 struct sq_sum {
 	bcn_store_bucket_fn *fn;
 	void *arg;
 	int64_t width;
+	int rc;                         /* of fn, from a schema 3 day */
 	bool have;
 	int64_t k;                      /* bucket number of b */
 	struct bcn_store_bucket b;
@@ -178,28 +147,6 @@ struct sq_sum {
 
 static const struct bcn_frame_limits sq_lim = BCN_FRAME_LIMITS_DEFAULT;
 
-/* The two's complement bijection between uint64 and SQLite's int64. */
-static int64_t u2i(uint64_t v)
-{
-	int64_t r;
-
-	memcpy(&r, &v, sizeof(r));
-	return r;
-}
-
-static uint64_t i2u(int64_t v)
-{
-	uint64_t r;
-
-	memcpy(&r, &v, sizeof(r));
-	return r;
-}
-
-static void add_sat(uint64_t *a, uint64_t b)
-{
-	if (__builtin_add_overflow(*a, b, a))
-		*a = UINT64_MAX;
-}
 
 static int sq_code(int src)
 {
@@ -219,7 +166,7 @@ static int sq_code(int src)
 }
 
 /* Logs a failure of a day database (rate-limited) and returns its code. */
-static int sq_fail(struct sq_store *s, sqlite3 *db, const char *what, int src)
+int sq_fail(struct sq_store *s, sqlite3 *db, const char *what, int src)
 {
 	const char *file = db ? sqlite3_db_filename(db, "main") : NULL;
 
@@ -331,6 +278,7 @@ static void day_close(struct sq_day *dd)
 {
 	if (!dd->db)
 		return;
+	sq3_detach(dd);
 	for (int k = 0; k < SQ_NSTMT; k++)
 		sqlite3_finalize(dd->st[k]);
 	if (sqlite3_close_v2(dd->db) != SQLITE_OK)
@@ -360,7 +308,7 @@ static int day_stmt(struct sq_store *s, struct sq_day *dd, int id,
 
 /* Runs one statement without parameters to completion; *val (may be
  * NULL) gets the first column of its (last) row, if it has any. */
-static int run_sql(sqlite3 *db, const char *sql, int64_t *val)
+int sq_run_sql(sqlite3 *db, const char *sql, int64_t *val)
 {
 	sqlite3_stmt *st;
 	int src;
@@ -396,21 +344,21 @@ static int set_wal(sqlite3 *db)
 }
 
 /* Runs the n statements of list, without parameters, in order. */
-static int run_list(struct sq_store *s, sqlite3 *db, const char *const *list,
+int sq_run_list(struct sq_store *s, sqlite3 *db, const char *const *list,
 		    size_t n, const char *what)
 {
 	int src = SQLITE_OK;
 
 	for (size_t k = 0; src == SQLITE_OK && k < n; k++)
-		src = run_sql(db, list[k], NULL);
+		src = sq_run_sql(db, list[k], NULL);
 	return src == SQLITE_OK ? 0 : sq_fail(s, db, what, src);
 }
 
 static int version_error(struct sq_store *s, int64_t version)
 {
-	BCN_ERR("store %s: %s has schema version %" PRId64 ", this beacon "
-		"knows %d", s->base.cfg.dir, s->path, version,
-		SQ_SCHEMA_VERSION);
+	BCN_ERR("store %s: %s has schema version %" PRId64 ", newer than "
+		"this beacon knows (%d): written by a newer beacon?",
+		s->base.cfg.dir, s->path, version, SQ3_SCHEMA_VERSION);
 	return -BCN_EVERSION;
 }
 
@@ -472,12 +420,12 @@ static int upgrade_v1(struct sq_store *s, sqlite3 *db)
 	int64_t marked = 0;
 	int rc;
 
-	rc = run_list(s, db, sq_to_v2_before, SQ_NLIST(sq_to_v2_before),
+	rc = sq_run_list(s, db, sq_to_v2_before, SQ_NLIST(sq_to_v2_before),
 		      "adding the part column");
 	if (!rc)
 		rc = fill_parts(s, db, &marked);
 	if (!rc)
-		rc = run_list(s, db, sq_to_v2_after, SQ_NLIST(sq_to_v2_after),
+		rc = sq_run_list(s, db, sq_to_v2_after, SQ_NLIST(sq_to_v2_after),
 			      "indexing the part column");
 	if (!rc)
 		BCN_NOTICE("store: %s: schema 1 upgraded to 2 (%" PRId64
@@ -493,46 +441,51 @@ static int day_upgrade(struct sq_store *s, sqlite3 *db)
 	int64_t version = 0;
 	int rc = 0, src;
 
-	src = run_sql(db, "BEGIN IMMEDIATE", NULL);
+	src = sq_run_sql(db, "BEGIN IMMEDIATE", NULL);
 	if (src == SQLITE_OK)
-		src = run_sql(db, "PRAGMA user_version", &version);
+		src = sq_run_sql(db, "PRAGMA user_version", &version);
 	if (src != SQLITE_OK)
 		rc = sq_fail(s, db, "upgrading the schema", src);
-	else if (version == 0)
-		rc = run_list(s, db, sq_schema, SQ_NLIST(sq_schema),
+	else if (version == 0 && s->base.cfg.schema == SQ_SCHEMA_VERSION)
+		rc = sq_run_list(s, db, sq_schema, SQ_NLIST(sq_schema),
 			      "creating the schema");
+	else if (version == 0)
+		rc = sq3_create(s, db);
 	else if (version == 1)
 		rc = upgrade_v1(s, db);
-	else if (version != SQ_SCHEMA_VERSION)
+	else if (version != SQ_SCHEMA_VERSION && version != SQ3_SCHEMA_VERSION)
 		rc = version_error(s, version);
-	if (!rc && (src = run_sql(db, "COMMIT", NULL)) != SQLITE_OK)
+	if (!rc && (src = sq_run_sql(db, "COMMIT", NULL)) != SQLITE_OK)
 		rc = sq_fail(s, db, "committing the schema", src);
 	if (rc && sqlite3_get_autocommit(db) == 0)
-		run_sql(db, "ROLLBACK", NULL);
+		sq_run_sql(db, "ROLLBACK", NULL);
 	return rc;
 }
 
-/* Sets up a freshly opened database: WAL, durability, schema. */
-static int day_setup(struct sq_store *s, sqlite3 *db)
+/* Sets up a freshly opened database: WAL, durability, schema; *version
+ * gets its schema (2 or 3). */
+static int day_setup(struct sq_store *s, sqlite3 *db, int64_t *version)
 {
-	int64_t version = 0;
-	int src;
+	int src, rc;
 
 	src = sqlite3_busy_timeout(db, s->base.cfg.timeout_ms > INT_MAX ?
 				   INT_MAX : (int)s->base.cfg.timeout_ms);
 	if (src == SQLITE_OK)
 		src = set_wal(db);
 	if (src == SQLITE_OK)
-		src = run_sql(db, "PRAGMA synchronous = FULL", NULL);
+		src = sq_run_sql(db, "PRAGMA synchronous = FULL", NULL);
 	if (src == SQLITE_OK)
-		src = run_sql(db, "PRAGMA user_version", &version);
+		src = sq_run_sql(db, "PRAGMA user_version", version);
 	if (src != SQLITE_OK)
 		return sq_fail(s, db, "opening", src);
-	if (version == SQ_SCHEMA_VERSION)
+	if (*version == SQ_SCHEMA_VERSION || *version == SQ3_SCHEMA_VERSION)
 		return 0;
-	if (version < 0 || version > SQ_SCHEMA_VERSION)
-		return version_error(s, version);
-	return day_upgrade(s, db);
+	if (*version < 0 || *version > SQ3_SCHEMA_VERSION)
+		return version_error(s, *version);
+	rc = day_upgrade(s, db);
+	if (!rc && (src = sq_run_sql(db, "PRAGMA user_version", version)))
+		rc = sq_fail(s, db, "opening", src);
+	return rc;
 }
 
 /* The open database of a day, opening (and with create, creating) it in
@@ -544,6 +497,7 @@ static int day_open(struct sq_store *s, int64_t day, bool create,
 	struct sq_day *dd = &s->days[0];
 	struct stat sb;
 	sqlite3 *db = NULL;
+	int64_t version = 0;
 	int rc, src;
 
 	for (int k = 0; k < SQ_OPEN_DAYS; k++) {
@@ -564,7 +518,8 @@ static int day_open(struct sq_store *s, int64_t day, bool create,
 	src = sqlite3_open_v2(s->path, &db, SQLITE_OPEN_READWRITE |
 			      (create ? SQLITE_OPEN_CREATE : 0) |
 			      SQLITE_OPEN_NOMUTEX, NULL);
-	rc = src == SQLITE_OK ? day_setup(s, db) : sq_fail(s, db, "opening", src);
+	rc = src == SQLITE_OK ? day_setup(s, db, &version) :
+	     sq_fail(s, db, "opening", src);
 	if (rc) {
 		sqlite3_close(db);
 		return rc;
@@ -572,6 +527,11 @@ static int day_open(struct sq_store *s, int64_t day, bool create,
 	dd->db = db;
 	dd->day = day;
 	dd->used = ++s->clock;
+	dd->schema = version;
+	if (version == SQ3_SCHEMA_VERSION && (rc = sq3_attach(s, dd))) {
+		day_close(dd);
+		return rc;
+	}
 	*out = dd;
 	return 0;
 }
@@ -621,6 +581,8 @@ static int append_day(struct sq_store *s, int64_t day,
 	int rc, src;
 
 	rc = day_open(s, day, true, &dd);
+	if (!rc && dd->schema == SQ3_SCHEMA_VERSION)
+		return sq3_append(s, dd, items, refs, n);
 	if (!rc)
 		rc = day_stmt(s, dd, SQ_INSERT, &ins);
 	if (!rc)
@@ -771,6 +733,22 @@ struct sq_scan {
 	bool full;                      /* the limit is reached */
 };
 
+/* One record of a schema 3 day to the scan's callback, within its limit;
+ * 1 with c->full stops at the limit. */
+static int scan3_rec(void *arg, const struct bcn_record *r)
+{
+	struct sq_scan *c = arg;
+	int rc = c->fn(c->arg, r);
+
+	if (rc)
+		return rc;
+	if (c->left != UINT64_MAX && --c->left == 0) {
+		c->full = true;
+		return 1;
+	}
+	return 0;
+}
+
 /* One row of a scan: decodes the record and hands it to the caller. */
 static int scan_row(struct sq_store *s, sqlite3_stmt *st,
 		    const struct bcn_store_query *q, struct sq_scan *c)
@@ -803,6 +781,10 @@ static int scan_day(struct sq_store *s, struct sq_day *dd,
 	int rc, src = SQLITE_DONE;
 	sqlite3_stmt *st;
 
+	if (dd->schema == SQ3_SCHEMA_VERSION) {
+		rc = sq3_query(s, dd, q, scan3_rec, c);
+		return rc == 1 && c->full ? 0 : rc;
+	}
 	rc = bind_query(s, dd, SQ_SCAN, q, &st);
 	if (rc)
 		return rc;
@@ -881,12 +863,43 @@ static int sum_row(struct sq_sum *m, sqlite3_stmt *st)
 	return 0;
 }
 
+/* One record of a schema 3 day into the sum's buckets. */
+static int sum3_rec(void *arg, const struct bcn_record *r)
+{
+	struct sq_sum *m = arg;
+	int64_t k = bcn_timefmt_floor_div(r->t, m->width);
+	struct bcn_record_totals t;
+
+	if (!m->have || m->k != k) {
+		m->rc = sum_flush(m);
+		if (m->rc)
+			return m->rc;
+		memset(&m->b, 0, sizeof(m->b));
+		m->have = true;
+		m->k = k;
+		if (__builtin_mul_overflow(k, m->width, &m->b.t))
+			m->b.t = INT64_MIN;
+	}
+	bcn_record_totals(r, &t);
+	add_sat(&m->b.records, 1);
+	add_sat(&m->b.sum.read_bytes, t.read_bytes);
+	add_sat(&m->b.sum.write_bytes, t.write_bytes);
+	add_sat(&m->b.sum.read_ops, t.read_ops);
+	add_sat(&m->b.sum.write_ops, t.write_ops);
+	add_sat(&m->b.sum.meta_ops, t.meta_ops);
+	add_sat(&m->b.sum.other_ops, t.other_ops);
+	return 0;
+}
+
 static int sum_day(struct sq_store *s, struct sq_day *dd,
 		   const struct bcn_store_query *q, void *ctx)
 {
 	struct sq_sum *m = ctx;
 	int rc, src = SQLITE_DONE;
 	sqlite3_stmt *st;
+
+	if (dd->schema == SQ3_SCHEMA_VERSION)
+		return sq3_query(s, dd, q, sum3_rec, m);
 
 	rc = bind_query(s, dd, SQ_SUM, q, &st);
 	if (rc)
@@ -915,12 +928,22 @@ static int sq_sum(struct bcn_store *bs, const struct bcn_store_query *q,
 	return rc ? rc : sum_flush(&m);
 }
 
+static int count3_rec(void *arg, const struct bcn_record *r)
+{
+	(void)r;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
 static int count_day(struct sq_store *s, struct sq_day *dd,
 		     const struct bcn_store_query *q, void *ctx)
 {
 	uint64_t *count = ctx;
 	sqlite3_stmt *st;
 	int rc, src;
+
+	if (dd->schema == SQ3_SCHEMA_VERSION)
+		return sq3_query(s, dd, q, count3_rec, count);
 
 	rc = bind_query(s, dd, SQ_COUNT, q, &st);
 	if (rc)
@@ -1033,12 +1056,43 @@ static int dir_exists(const char *dir)
 	return S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
 }
 
+/* Compacts the level 0 blocks of every schema 3 day. */
+static int sq_flush(struct bcn_store *bs)
+{
+	struct sq_store *s = (struct sq_store *)bs;
+	struct sq_day *dd;
+	int64_t *days;
+	size_t n;
+	int rc;
+
+	if (s->busy)
+		return -EBUSY;
+	rc = list_days(s, INT64_MIN, INT64_MAX, &days, &n);
+	if (rc)
+		return rc;
+	s->busy = true;
+	for (size_t k = 0; k < n && !rc; k++) {
+		rc = day_open(s, days[k], false, &dd);
+		if (rc == -ENOENT) {
+			rc = 0;
+			continue;
+		}
+		if (!rc && dd->schema == SQ3_SCHEMA_VERSION)
+			rc = sq3_compact_all(s, dd);
+	}
+	s->busy = false;
+	free(days);
+	return rc;
+}
+
 static void sq_close(struct bcn_store *bs)
 {
 	struct sq_store *s = (struct sq_store *)bs;
 
 	for (int k = 0; k < SQ_OPEN_DAYS; k++)
 		day_close(&s->days[k]);
+	bcn_block_enc_free(s->enc);
+	bcn_buf_free(&s->blk);
 	bcn_frame_builder_free(&s->fb);
 	bcn_frame_free(&s->frame);
 	bcn_buf_free(&s->blob);
@@ -1052,6 +1106,12 @@ static int sq_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 	int rc;
 
 	*out = NULL;
+	if (cfg->schema != 0 && cfg->schema != SQ_SCHEMA_VERSION &&
+	    cfg->schema != SQ3_SCHEMA_VERSION) {
+		snprintf(err, errlen, "schema %d: new day files have schema 2 "
+			 "or 3", cfg->schema);
+		return -EINVAL;
+	}
 	if (strlen(cfg->dir) + SQ_NAME_LEN + SQ_SUFFIX_MAX + 1 > PATH_MAX) {
 		snprintf(err, errlen, "store directory name too long");
 		return -ENAMETOOLONG;
@@ -1070,9 +1130,18 @@ static int sq_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 	s->base.ops = &bcn_store_sqlite_ops;
 	s->base.cfg = *cfg;
 	bcn_buf_init(&s->blob, SQ_BLOB_MAX);
+	bcn_buf_init(&s->blk, BCN_BLOCK_RAW_MAX);
 	bcn_frame_init(&s->frame);
+	rc = bcn_block_enc_new(SQ3_ZSTD_LEVEL, &s->enc);
+	if (rc) {
+		snprintf(err, errlen, "block encoder: %s", bcn_strerror(rc));
+		bcn_frame_free(&s->frame);
+		free(s);
+		return rc;
+	}
 	rc = bcn_frame_builder_init(&s->fb, &sq_lim, 0);
 	if (rc) {
+		bcn_block_enc_free(s->enc);
 		snprintf(err, errlen, "record packer: %s", bcn_strerror(rc));
 		bcn_frame_free(&s->frame);
 		free(s);
@@ -1091,4 +1160,5 @@ const struct bcn_store_ops bcn_store_sqlite_ops = {
 	.sum = sq_sum,
 	.count = sq_count,
 	.expire = sq_expire,
+	.flush = sq_flush,
 };

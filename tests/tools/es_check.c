@@ -183,7 +183,7 @@ static int call_inside(void *arg, const struct bcn_record *r)
 	struct reenter *x = arg;
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
 				     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
-	struct bcn_store_item it = { r, 99, 0 };
+	struct bcn_store_item it = { r, 99, 0, 0 };
 	uint64_t n;
 
 	x->rc[0] = bcn_store_count(x->s, &q, &n);
@@ -225,7 +225,7 @@ static void on_retry(void *arg, unsigned round, const size_t *pos, size_t n)
 static int seed_day1(struct bcn_store *s, const char *prefix, char *index)
 {
 	struct bcn_record r;
-	struct bcn_store_item it = { &r, 1, 0 };
+	struct bcn_store_item it = { &r, 1, 0, 0 };
 	int rc;
 
 	bcn_record_init(&r, BCN_REC_IO);
@@ -436,7 +436,7 @@ static int run_store(int argc, char **argv)
 			bcn_record_init(&recs[i], i < 3 ? BCN_REC_IO : BCN_REC_OST);
 			recs[i].node = "n1";
 			recs[i].t = now + day * DAY + (int64_t)i;
-			items[i] = (struct bcn_store_item){ &recs[i], (uint64_t)(a + 1000), i };
+			items[i] = (struct bcn_store_item){ &recs[i], (uint64_t)(a + 1000), i, 0 };
 		}
 		rc = bcn_store_append(s, items, 6);
 		if (rc)
@@ -536,7 +536,7 @@ static void part_rec(struct bcn_record *r, struct bcn_store_item *it,
 		r->u.mds.jobid = jobid;
 		r->u.mds.ops[BCN_MD_OPEN] = v;
 	}
-	*it = (struct bcn_store_item){ r, 5, idx };
+	*it = (struct bcn_store_item){ r, 5, idx, 0 };
 }
 
 static int one_bucket(void *arg, const struct bcn_store_bucket *b)
@@ -710,7 +710,7 @@ static int bulk_body(const char *prefix)
 	r[n++].u.io.path = "/bad/\xff\xfe/utf8";
 	bcn_buf_init(&b, 1 << 20);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		it = (struct bcn_store_item){ &r[i], 100 + i, (uint32_t)i };
+		it = (struct bcn_store_item){ &r[i], 100 + i, (uint32_t)i, 0 };
 		rc = bcn_es_bulk_add(&b, prefix, &it, &bad);
 	}
 	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)

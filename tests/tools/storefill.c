@@ -101,6 +101,7 @@ static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 	}
 	it->rec = r;
 	it->seq = 1 + i / 100;
+	it->nrec = 100;
 	it->idx = (uint32_t)(i % 100);
 }
 

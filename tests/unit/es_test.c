@@ -258,7 +258,7 @@ static struct bcn_record sample(void)
 static void test_bulk_lines(void **state)
 {
 	struct bcn_record r = sample(), back;
-	struct bcn_store_item it = { &r, 9, 4 };
+	struct bcn_store_item it = { &r, 9, 4, 0 };
 	struct bcn_record_arena *a = malloc(sizeof(*a));
 	json_t *action, *doc;
 	struct bcn_buf b, again;
@@ -334,7 +334,7 @@ static void test_bulk_lines(void **state)
 static void test_bulk_edges(void **state)
 {
 	struct bcn_record r = sample();
-	struct bcn_store_item it = { &r, 9, 4 };
+	struct bcn_store_item it = { &r, 9, 4, 0 };
 	struct bcn_buf b;
 	size_t bad;
 

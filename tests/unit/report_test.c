@@ -81,7 +81,7 @@ static int teardown(void **state)
 
 static void put(const struct bcn_record *r)
 {
-	struct bcn_store_item it = { .rec = r, .seq = ++seq, .idx = 0 };
+	struct bcn_store_item it = { .rec = r, .seq = ++seq, .idx = 0, .nrec = 1 };
 
 	assert_int_equal(bcn_store_append(st, &it, 1), 0);
 }

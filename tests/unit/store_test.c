@@ -1760,7 +1760,7 @@ static int call_inside(void *arg, const struct bcn_record *r)
 {
 	struct reenter *x = arg;
 	struct bcn_store_query q = layer_query(BCN_LAYER_OST);
-	struct bcn_store_item it = { r, 99, 0 };
+	struct bcn_store_item it = { r, 99, 0, 0 };
 	uint64_t n;
 
 	x->rc[0] = bcn_store_count(x->s, &q, &n);
