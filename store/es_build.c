@@ -257,7 +257,9 @@ static const struct es_field es_fields[] = {
 	{ "type", "keyword", 0, 0 },
 	{ "entity", "keyword", 1, 0 },  /* term */
 	{ "job", "keyword", 1, 0 },     /* term */
-	{ "part", "keyword", 1, 0 },    /* term */
+	/* term; doc values as in every older mapping: the parts upgrade's
+	 * PUT _mapping of part (default doc values) must not conflict */
+	{ "part", "keyword", 1, 1 },
 	{ "t", "long", 1, 1 },          /* range, sort */
 	{ "ts", "date", 0, 1 },         /* date_histogram */
 	{ "dur", "long", 0, 0 },

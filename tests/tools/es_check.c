@@ -377,7 +377,7 @@ static int check_reject(const char *url, const char *prefix)
 			  sizeof(index));
 	snprintf(path, sizeof(path), "/%s", index);
 	rc = admin(&h, "PUT", path, "{\"mappings\":{\"properties\":"
-		   "{\"dur\":{\"type\":\"boolean\"}}}}", 200);
+		   "{\"idx\":{\"type\":\"boolean\"}}}}", 200);
 	if (rc)
 		goto out;
 	make_batch(recs, items, 4, BASE + 5 * DAY);

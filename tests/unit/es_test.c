@@ -395,7 +395,7 @@ static void lean_template(json_t *v, int lean)
 	static const char *const want[][3] = {  /* field, index, doc_values */
 		{ "node", "f", "t" }, { "seq", "f", "t" }, { "idx", "f", "t" },
 		{ "layer", "t", "f" }, { "type", "f", "f" },
-		{ "entity", "t", "f" }, { "job", "t", "f" }, { "part", "t", "f" },
+		{ "entity", "t", "f" }, { "job", "t", "f" }, { "part", "t", "t" },
 		{ "t", "t", "t" }, { "ts", "f", "t" }, { "dur", "f", "f" },
 		{ "read_bytes", "f", "t" }, { "other_ops", "f", "t" },
 	};
