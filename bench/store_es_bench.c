@@ -301,7 +301,7 @@ int main(int argc, char **argv)
 		char *end;
 		unsigned long shape = strtoul(argv[5], &end, 10);
 
-		if (*end || shape > BCN_ES_SHAPE_CURRENT) {
+		if (*end || shape > BCN_ES_SHAPE_ALL) {
 			fprintf(stderr, "store_es_bench: bad shape %s\n", argv[5]);
 			return 2;
 		}

@@ -38,9 +38,15 @@ enum bcn_es_shape {
 	/* an inverted index only on fields that queries filter on, doc values
 	 * only on those they sort or aggregate on */
 	BCN_ES_SHAPE_LEAN_FIELDS = 2,
-	/* _source keeps the record only; type and dur are no longer sent */
+	/* _source keeps the record only; type and dur are not sent. Measured
+	 * and not used: OpenSearch then keeps the whole document a second
+	 * time in _recovery_source, which merges drop only once the shard's
+	 * retention leases have passed it, so the store grows (docs/store.md,
+	 * "Size on disk") */
 	BCN_ES_SHAPE_LEAN_SOURCE = 4,
-	BCN_ES_SHAPE_CURRENT = 7,
+	BCN_ES_SHAPE_ALL = 7,
+	/* what bcn_store_open installs and writes */
+	BCN_ES_SHAPE_CURRENT = BCN_ES_SHAPE_CODEC | BCN_ES_SHAPE_LEAN_FIELDS,
 };
 
 /* Checks an index prefix: 1 to BCN_STORE_PREFIX_MAX - 1 bytes of [a-z0-9_.-]

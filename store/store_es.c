@@ -916,7 +916,7 @@ int bcn_store_es_set_shape(struct bcn_store *s, unsigned shape, char *err,
 	unsigned was;
 	int rc;
 
-	if (s->ops != &bcn_store_es_ops || shape > BCN_ES_SHAPE_CURRENT) {
+	if (s->ops != &bcn_store_es_ops || shape > BCN_ES_SHAPE_ALL) {
 		snprintf(err, errlen, "opensearch: no such store or shape");
 		return -EINVAL;
 	}

@@ -255,8 +255,9 @@ static struct bcn_record sample(void)
 	return r;
 }
 
-/* The document of the current shape is the V1 document v1 less type and
- * dur, field for field. */
+/* The document of a shape with BCN_ES_SHAPE_LEAN_SOURCE is the V1
+ * document v1 less type and dur, field for field; the current shape's is
+ * the V1 document. */
 static void lean_doc(const struct bcn_store_item *it, json_t *v1)
 {
 	struct bcn_buf b;
@@ -265,8 +266,8 @@ static void lean_doc(const struct bcn_store_item *it, json_t *v1)
 	size_t bad;
 
 	bcn_buf_init(&b, 1 << 16);
-	assert_int_equal(bcn_es_bulk_add(&b, "bcn", it, BCN_ES_SHAPE_CURRENT,
-					 &bad), 0);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", it, BCN_ES_SHAPE_ALL, &bad),
+			 0);
 	nl = memchr(b.data, '\n', b.len);
 	assert_non_null(nl);
 	doc = parse_json(&b, (size_t)(nl + 1 - (char *)b.data));
@@ -274,6 +275,14 @@ static void lean_doc(const struct bcn_store_item *it, json_t *v1)
 	assert_int_equal(json_object_del(want, "dur"), 0);
 	assert_int_equal(json_object_size(doc), 16);
 	assert_true(json_equal(doc, want));
+	json_decref(doc);
+	bcn_buf_reset(&b);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", it, BCN_ES_SHAPE_CURRENT,
+					 &bad), 0);
+	nl = memchr(b.data, '\n', b.len);
+	assert_non_null(nl);
+	doc = parse_json(&b, (size_t)(nl + 1 - (char *)b.data));
+	assert_true(json_equal(doc, v1));
 	json_decref(doc);
 	json_decref(want);
 	bcn_buf_free(&b);
@@ -387,10 +396,10 @@ static void test_bulk_edges(void **state)
 	bcn_buf_free(&b);
 }
 
-/* The cuts of the current shape (lean) or none of them: the codec, _source
- * of the record only, an index only on the filtered fields and doc values
- * only on the sorted and summed ones. */
-static void lean_template(json_t *v, int lean)
+/* The cuts of shape: the codec, _source of the record only, an index
+ * only on the filtered fields and doc values only on the sorted, summed
+ * and (part) upgraded ones. */
+static void check_shape(json_t *v, unsigned shape)
 {
 	static const char *const want[][3] = {  /* field, index, doc_values */
 		{ "node", "f", "t" }, { "seq", "f", "t" }, { "idx", "f", "t" },
@@ -399,6 +408,7 @@ static void lean_template(json_t *v, int lean)
 		{ "t", "t", "t" }, { "ts", "f", "t" }, { "dur", "f", "f" },
 		{ "read_bytes", "f", "t" }, { "other_ops", "f", "t" },
 	};
+	int lean = (shape & BCN_ES_SHAPE_LEAN_FIELDS) != 0;
 	json_t *tpl = json_object_get(v, "template");
 	json_t *m = json_object_get(tpl, "mappings");
 	json_t *props = json_object_get(m, "properties");
@@ -407,15 +417,17 @@ static void lean_template(json_t *v, int lean)
 	json_t *inc = json_object_get(json_object_get(m, "_source"), "includes");
 
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(v,
-		"_meta"), "beacon_doc_shape")), lean ? BCN_ES_SHAPE_CURRENT : 0);
-	if (!lean) {
-		assert_null(codec);
-		assert_null(json_object_get(m, "_source"));
-	} else {
+		"_meta"), "beacon_doc_shape")), shape);
+	if (shape & BCN_ES_SHAPE_CODEC)
 		assert_string_equal(json_string_value(codec), "best_compression");
+	else
+		assert_null(codec);
+	if (shape & BCN_ES_SHAPE_LEAN_SOURCE) {
 		assert_int_equal(json_array_size(inc), 1);
 		assert_string_equal(json_string_value(json_array_get(inc, 0)),
 				    "record");
+	} else {
+		assert_null(json_object_get(m, "_source"));
 	}
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		json_t *f = json_object_get(props, want[i][0]);
@@ -459,15 +471,18 @@ static void test_template(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		props, "part"), "type")), "keyword");
 	assert_int_equal(json_object_size(props), 18);
-	lean_template(v, 1);
+	check_shape(v, BCN_ES_SHAPE_CURRENT);
 	json_decref(v);
-	bcn_buf_reset(&b);
-	assert_int_equal(bcn_es_template(&b, "bcn", 3, 2, BCN_ES_SHAPE_V1), 0);
-	v = parse_json(&b, 0);
-	assert_int_equal(json_object_size(json_object_get(json_object_get(
-		json_object_get(v, "template"), "mappings"), "properties")), 18);
-	lean_template(v, 0);
-	json_decref(v);
+	for (unsigned shape = 0; shape <= BCN_ES_SHAPE_ALL; shape++) {
+		bcn_buf_reset(&b);
+		assert_int_equal(bcn_es_template(&b, "bcn", 3, 2, shape), 0);
+		v = parse_json(&b, 0);
+		assert_int_equal(json_object_size(json_object_get(json_object_get(
+			json_object_get(v, "template"), "mappings"), "properties")),
+			18);
+		check_shape(v, shape);
+		json_decref(v);
+	}
 	bcn_buf_free(&b);
 }
 
