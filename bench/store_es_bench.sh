@@ -8,12 +8,12 @@
 # one JSON object per line per shape: records, store bytes, bytes per
 # record, bytes per node per day, append records/s, per-job and per-entity
 # scan and sum times, and the ratio of its bytes to the first shape's (the
-# old documents, BEFORE; the last shape is today's, AFTER).
+# old documents, BEFORE; shape 3 is today's, AFTER).
 #
 # usage: bench/store_es_bench.sh BUILD_DIR [SECONDS [SHAPES...]]
 #   SECONDS  of the scale run, default 180
 #   SHAPES   enum bcn_es_shape values, default 0 1 3 7 (old; + codec;
-#            + lean fields; + _source of the record only = current)
+#            + lean fields = current; + _source of the record only)
 # BCN_ES_BENCH_STORE=DIR reuses the embedded store of an earlier scale run
 # (its records and their count) instead of running one.
 set -euo pipefail
