@@ -173,12 +173,13 @@ static int add_totals(struct bcn_buf *b, const struct bcn_record *r)
 }
 
 static int bulk_lines(struct bcn_buf *b, const char *prefix,
-		      const struct bcn_store_item *it)
+		      const struct bcn_store_item *it, unsigned shape)
 {
 	const struct bcn_record *r = it->rec;
 	const struct bcn_record_desc *d = bcn_record_desc(r->type);
 	char index[BCN_ES_INDEX_MAX], id[BCN_ES_ID_MAX + 1];
 	char entity[BCN_ENTITY_MAX];
+	int lean = (shape & BCN_ES_SHAPE_LEAN_SOURCE) != 0;
 	int rc;
 
 	if (!d || !r->node)
@@ -199,16 +200,20 @@ static int bulk_lines(struct bcn_buf *b, const char *prefix,
 		rc = bcn_buf_add_json_str(b, r->node);
 	if (!rc)
 		rc = bcn_buf_printf(b, ",\"seq\":\"%020" PRIu64 "\",\"idx\":%" PRIu32
-				    ",\"layer\":\"%s\",\"type\":\"%s\",\"entity\":",
-				    it->seq, it->idx, bcn_layer_name(d->layer),
-				    d->name);
+				    ",\"layer\":\"%s\"", it->seq, it->idx,
+				    bcn_layer_name(d->layer));
+	if (!rc && !lean)
+		rc = bcn_buf_printf(b, ",\"type\":\"%s\"", d->name);
+	if (!rc)
+		rc = bcn_buf_adds(b, ",\"entity\":");
 	if (!rc)
 		rc = bcn_buf_add_json_str(b, entity);
 	if (!rc)
 		rc = bcn_buf_printf(b, ",\"job\":\"%" PRIu64 "\",\"t\":%" PRId64
-				    ",\"ts\":%" PRId64 ",\"dur\":%" PRId64,
-				    r->job, r->t,
-				    bcn_timefmt_floor_div(r->t, NS_PER_MS), r->dur);
+				    ",\"ts\":%" PRId64, r->job, r->t,
+				    bcn_timefmt_floor_div(r->t, NS_PER_MS));
+	if (!rc && !lean)
+		rc = bcn_buf_printf(b, ",\"dur\":%" PRId64, r->dur);
 	if (!rc && bcn_es_has_parts(d->layer))
 		rc = bcn_buf_printf(b, ",\"part\":\"%s\"",
 				    bcn_store_part_name(bcn_store_record_part(r)));
@@ -222,23 +227,69 @@ static int bulk_lines(struct bcn_buf *b, const char *prefix,
 }
 
 int bcn_es_bulk_add(struct bcn_buf *b, const char *prefix,
-		    const struct bcn_store_item *it, size_t *replaced)
+		    const struct bcn_store_item *it, unsigned shape,
+		    size_t *replaced)
 {
 	size_t start = b->len;
 	int rc;
 
 	/* JSON strings turn invalid UTF-8 into U+FFFD; count what changed */
 	*replaced = bcn_record_utf8_invalid(it->rec);
-	rc = bulk_lines(b, prefix, it);
+	rc = bulk_lines(b, prefix, it, shape);
 	if (rc)
 		b->len = start;
 	return rc;
 }
 
+/* The mapped fields: which queries filter on (an inverted index) and which
+ * they sort or aggregate on (doc values), for BCN_ES_SHAPE_LEAN_FIELDS;
+ * the others are kept for documents of older shapes and older writers. */
+struct es_field {
+	const char *name, *type;
+	unsigned char index, doc_values;
+};
+
+static const struct es_field es_fields[] = {
+	{ "node", "keyword", 0, 1 },    /* sort */
+	{ "seq", "keyword", 0, 1 },     /* sort */
+	{ "idx", "long", 0, 1 },        /* sort */
+	{ "layer", "keyword", 1, 0 },   /* term */
+	{ "type", "keyword", 0, 0 },
+	{ "entity", "keyword", 1, 0 },  /* term */
+	{ "job", "keyword", 1, 0 },     /* term */
+	/* term; doc values as in every older mapping: the parts upgrade's
+	 * PUT _mapping of part (default doc values) must not conflict */
+	{ "part", "keyword", 1, 1 },
+	{ "t", "long", 1, 1 },          /* range, sort */
+	{ "ts", "date", 0, 1 },         /* date_histogram */
+	{ "dur", "long", 0, 0 },
+	{ "read_bytes", "long", 0, 1 }, /* the totals: sums */
+	{ "write_bytes", "long", 0, 1 },
+	{ "read_ops", "long", 0, 1 },
+	{ "write_ops", "long", 0, 1 },
+	{ "meta_ops", "long", 0, 1 },
+	{ "other_ops", "long", 0, 1 },
+};
+#define NFIELDS (sizeof(es_fields) / sizeof(es_fields[0]))
+
+static int add_field(struct bcn_buf *b, const struct es_field *f, int lean)
+{
+	int rc = bcn_buf_printf(b, "\"%s\":{\"type\":\"%s\"", f->name, f->type);
+
+	if (!rc && !strcmp(f->type, "date"))
+		rc = bcn_buf_adds(b, ",\"format\":\"epoch_millis\"");
+	if (!rc && lean && !f->index)
+		rc = bcn_buf_adds(b, ",\"index\":false");
+	if (!rc && lean && !f->doc_values)
+		rc = bcn_buf_adds(b, ",\"doc_values\":false");
+	return rc ? rc : bcn_buf_adds(b, "},");
+}
+
 int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
-		    int replicas)
+		    int replicas, unsigned shape)
 {
 	size_t start = b->len;
+	int lean = (shape & BCN_ES_SHAPE_LEAN_FIELDS) != 0;
 	int rc;
 
 	rc = bcn_buf_adds(b, "{\"index_patterns\":[");
@@ -247,25 +298,17 @@ int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
 				    bcn_layer_name((unsigned)l));
 	if (!rc)
 		rc = bcn_buf_printf(b, "],\"priority\":500,\"_meta\":"
-			"{\"beacon_record_version\":%d},\"template\":{"
-			"\"settings\":{\"index\":{\"number_of_shards\":%d,"
-			"\"number_of_replicas\":%d}},"
-			"\"mappings\":{\"dynamic\":\"strict\",\"properties\":{"
-			"\"node\":{\"type\":\"keyword\"},"
-			"\"seq\":{\"type\":\"keyword\"},"
-			"\"idx\":{\"type\":\"long\"},"
-			"\"layer\":{\"type\":\"keyword\"},"
-			"\"type\":{\"type\":\"keyword\"},"
-			"\"entity\":{\"type\":\"keyword\"},"
-			"\"job\":{\"type\":\"keyword\"},"
-			"\"part\":{\"type\":\"keyword\"},"
-			"\"t\":{\"type\":\"long\"},"
-			"\"ts\":{\"type\":\"date\",\"format\":\"epoch_millis\"},"
-			"\"dur\":{\"type\":\"long\"},",
-			BCN_RECORD_VERSION, shards, replicas);
-	for (size_t i = 0; rc == 0 && i < NTOTALS; i++)
-		rc = bcn_buf_printf(b, "\"%s\":{\"type\":\"long\"},",
-				    total_names[i]);
+			"{\"beacon_record_version\":%d,\"beacon_doc_shape\":%u},"
+			"\"template\":{\"settings\":{\"index\":{"
+			"\"number_of_shards\":%d,\"number_of_replicas\":%d%s}},"
+			"\"mappings\":{%s\"dynamic\":\"strict\",\"properties\":{",
+			BCN_RECORD_VERSION, shape, shards, replicas,
+			shape & BCN_ES_SHAPE_CODEC ?
+			",\"codec\":\"best_compression\"" : "",
+			shape & BCN_ES_SHAPE_LEAN_SOURCE ?
+			"\"_source\":{\"includes\":[\"record\"]}," : "");
+	for (size_t i = 0; rc == 0 && i < NFIELDS; i++)
+		rc = add_field(b, &es_fields[i], lean);
 	if (!rc)
 		rc = bcn_buf_adds(b, "\"record\":{\"type\":\"object\","
 				  "\"enabled\":false}}}}}");
@@ -419,12 +462,14 @@ int bcn_es_parts_mapping(struct bcn_buf *b)
 int bcn_es_parts_update(struct bcn_buf *b)
 {
 	/* Painless, over the record as bcn_record_to_json wrote it; the
-	 * same rule as bcn_store_record_part() */
+	 * same rule as bcn_store_record_part(). A _source of the record only
+	 * (no node) would lose every other field: no-op. */
 	return bcn_buf_adds(b, "{\"query\":{\"bool\":{\"must_not\":"
 		"{\"exists\":{\"field\":\"part\"}}}},"
 		"\"script\":{\"lang\":\"painless\",\"source\":"
-		"\"def r = ctx._source.record; String j = r.jobid; "
-		"String c = r.client; ctx._source.part = "
-		"j != null && !j.isEmpty() ? 'job' : "
-		"(c != null && !c.isEmpty() ? 'client' : 'total')\"}}");
+		"\"def r = ctx._source.record; "
+		"if (r == null || ctx._source.node == null) { ctx.op = 'noop' } "
+		"else { String j = r.jobid; String c = r.client; "
+		"ctx._source.part = j != null && !j.isEmpty() ? 'job' : "
+		"(c != null && !c.isEmpty() ? 'client' : 'total') }\"}}");
 }

@@ -26,6 +26,29 @@
 /* Room for the index list of a request path. */
 #define BCN_ES_INDICES_MAX (BCN_ES_NAMED_DAYS * (BCN_ES_INDEX_MAX + 1))
 
+/* What the index template and the documents look like: the cuts of size on
+ * disk (docs/store.md, "Size on disk"), each a flag so that the benchmark
+ * can measure them one by one. Documents of every shape are read alike
+ * (scans read _source.record, filters and sorts the same fields). */
+enum bcn_es_shape {
+	/* all fields indexed and with doc values, all in _source; LZ4 */
+	BCN_ES_SHAPE_V1 = 0,
+	/* index.codec best_compression (DEFLATE) for stored fields */
+	BCN_ES_SHAPE_CODEC = 1,
+	/* an inverted index only on fields that queries filter on, doc values
+	 * only on those they sort or aggregate on */
+	BCN_ES_SHAPE_LEAN_FIELDS = 2,
+	/* _source keeps the record only; type and dur are not sent. Measured
+	 * and not used: OpenSearch then keeps the whole document a second
+	 * time in _recovery_source, which merges drop only once the shard's
+	 * retention leases have passed it, so the store grows (docs/store.md,
+	 * "Size on disk") */
+	BCN_ES_SHAPE_LEAN_SOURCE = 4,
+	BCN_ES_SHAPE_ALL = 7,
+	/* what bcn_store_open installs and writes */
+	BCN_ES_SHAPE_CURRENT = BCN_ES_SHAPE_CODEC | BCN_ES_SHAPE_LEAN_FIELDS,
+};
+
 /* Checks an index prefix: 1 to BCN_STORE_PREFIX_MAX - 1 bytes of [a-z0-9_.-]
  * starting with a letter or digit. Returns 0 or -EINVAL. */
 int bcn_es_check_prefix(const char *prefix);
@@ -65,14 +88,18 @@ int bcn_es_has_parts(int layer);
  * ("total", "job" or "client"), the totals (clamped to INT64_MAX) and
  * the record as bcn_record_to_json writes it, under "record". Invalid
  * UTF-8 in strings becomes U+FFFD (*replaced counts those bytes).
+ * With BCN_ES_SHAPE_LEAN_SOURCE in shape, type and dur are left out.
  * Returns 0, a buf error or a record error; on error b is unchanged. */
 int bcn_es_bulk_add(struct bcn_buf *b, const char *prefix,
-		    const struct bcn_store_item *it, size_t *replaced);
+		    const struct bcn_store_item *it, unsigned shape,
+		    size_t *replaced);
 
 /* Appends the composable index template body for <prefix>-<layer>-*:
- * shards, replicas and the strict mappings. */
+ * shards, replicas and the strict mappings, of shape (enum bcn_es_shape
+ * flags). Every shape maps the same fields, so documents of any shape fit
+ * indices of any shape. */
 int bcn_es_template(struct bcn_buf *b, const char *prefix, int shards,
-		    int replicas);
+		    int replicas, unsigned shape);
 
 /* Writes the comma-separated indices a query reads: the day indices of
  * [q->from, q->to) when there are at most BCN_ES_NAMED_DAYS of them, else
@@ -111,7 +138,10 @@ int bcn_es_parts_indices(const char *prefix, char *out, size_t outlen);
 int bcn_es_parts_mapping(struct bcn_buf *b);
 
 /* Appends an _update_by_query body that sets the part of every document
- * without one from its stored record's jobid and client. */
+ * without one from its stored record's jobid and client. A document whose
+ * _source holds the record only (an index of BCN_ES_SHAPE_LEAN_SOURCE)
+ * is left alone: reindexing it from that _source would lose its other
+ * fields. */
 int bcn_es_parts_update(struct bcn_buf *b);
 
 #endif

@@ -63,6 +63,7 @@ struct es_store {
 	void *hook_arg;
 	struct bcn_store_es_stats stats;
 	struct dirty dirty;
+	unsigned shape;                 /* enum bcn_es_shape of what it writes */
 	int busy;                       /* inside a scan or sum callback */
 };
 
@@ -137,7 +138,7 @@ static int put_template(struct es_store *es, char *err, size_t errlen)
 
 	bcn_buf_reset(&es->body);
 	rc = bcn_es_template(&es->body, cfg->index_prefix, cfg->shards,
-			     cfg->replicas);
+			     cfg->replicas, es->shape);
 	if (rc) {
 		snprintf(err, errlen, "opensearch: template: %s", bcn_strerror(rc));
 		return rc;
@@ -225,6 +226,7 @@ static int es_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 	}
 	es->base.ops = &bcn_store_es_ops;
 	es->base.cfg = *cfg;
+	es->shape = BCN_ES_SHAPE_CURRENT;
 	bcn_buf_init(&es->body, BODY_MAX);
 	rc = bcn_es_http_init(&es->http, cfg->url, cfg->user, cfg->password_file,
 			      cfg->timeout_ms, err, errlen);
@@ -323,7 +325,7 @@ static int send_chunk(struct es_store *es, const struct bcn_store_item *items,
 		char index[BCN_ES_INDEX_MAX];
 
 		rc = bcn_es_bulk_add(&es->body, es->base.cfg.index_prefix,
-				     &items[pos[k]], &bad);
+				     &items[pos[k]], es->shape, &bad);
 		if (!rc)
 			rc = bcn_es_index_name(es->base.cfg.index_prefix,
 					       bcn_record_desc(r->type)->layer,
@@ -905,6 +907,25 @@ int bcn_store_es_set_retry_hook(struct bcn_store *s, bcn_store_es_retry_fn *fn,
 	es_of(s)->hook = fn;
 	es_of(s)->hook_arg = arg;
 	return 0;
+}
+
+int bcn_store_es_set_shape(struct bcn_store *s, unsigned shape, char *err,
+			   size_t errlen)
+{
+	struct es_store *es = es_of(s);
+	unsigned was;
+	int rc;
+
+	if (s->ops != &bcn_store_es_ops || shape > BCN_ES_SHAPE_ALL) {
+		snprintf(err, errlen, "opensearch: no such store or shape");
+		return -EINVAL;
+	}
+	was = es->shape;
+	es->shape = shape;
+	rc = put_template(es, err, errlen);
+	if (rc)
+		es->shape = was;
+	return rc;
 }
 
 const struct bcn_store_ops bcn_store_es_ops = {

@@ -38,4 +38,14 @@ typedef void bcn_store_es_retry_fn(void *arg, unsigned round,
 int bcn_store_es_set_retry_hook(struct bcn_store *s, bcn_store_es_retry_fn *fn,
 				void *arg);
 
+/* Writes documents of shape (enum bcn_es_shape in store/es_build.h) from
+ * now on, and installs the index template of that shape (it applies to
+ * day indices created from now on). For the benchmark, which compares the
+ * shapes, and for tests of indices an older beacon wrote; a store opens
+ * with BCN_ES_SHAPE_CURRENT. Returns 0, -EINVAL (another backend, an
+ * unknown shape) or the error of the template request, with a message in
+ * err; on error the shape is unchanged. */
+int bcn_store_es_set_shape(struct bcn_store *s, unsigned shape, char *err,
+			   size_t errlen);
+
 #endif

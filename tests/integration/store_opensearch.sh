@@ -3,7 +3,8 @@
 # loopback in a temporary directory): the shared store suite with
 # BCN_STORE_BACKEND=opensearch, then what only this backend has: items that
 # fail with 429 are retried alone, items that fail for good are not
-# retried, the index template carries the configured shards and replicas,
+# retried, documents of the old shape read back with those of the current
+# one, the index template carries the configured shards and replicas,
 # and expiry deletes exactly the daily indices that ended more than the
 # retention before now.
 set -euo pipefail
@@ -37,7 +38,13 @@ BCN_STORE_BACKEND=opensearch BCN_STORE_URL=$URL BCN_STORE_PREFIX=suite \
 # 3. ost and mds documents stored before they had a part get one
 "$CHECK" parts "$URL" old || fail "parts of old documents"
 
-# 4. the index template follows the configuration
+# 4. documents and day indices of the old shape (before the size cuts) read
+# back alike with those of the current shape, in the same day index and in
+# a new one; the parts upgrade gives a part to a document without one in a
+# day index of the current shape
+"$CHECK" shapes "$URL" shapes || fail "old and current document shapes"
+
+# 5. the index template follows the configuration
 removed=$("$CHECK" store "$URL" tpl 2 1 183 1704848400 0) || fail "store with 2 shards, 1 replica"
 [ "$removed" = 0 ] || fail "expiry removed $removed indices of a fresh store"
 get "/_index_template/tpl-records" | json '
@@ -51,6 +58,10 @@ if not (sorted(t["index_patterns"]) == sorted("tpl-%s-*" % l for l in
 m = t["template"]["mappings"]
 if not (m["dynamic"] == "strict" and m["properties"]["record"]["enabled"] is False):
     raise SystemExit("check failed: %r" % ((m),))
+if not (s["codec"] == "best_compression" and "_source" not in m and
+        m["properties"]["entity"]["doc_values"] is False and
+        m["properties"]["read_bytes"]["index"] is False):
+    raise SystemExit("check failed: %r" % ((s, m),))
 if not (m["properties"]["ts"]["type"] == "date" and m["properties"]["part"]["type"] == "keyword"):
     raise SystemExit("check failed: %r" % ((m),))
 ' || fail "index template"
@@ -60,7 +71,7 @@ if not (s["number_of_shards"] == "2" and s["number_of_replicas"] == "1"):
     raise SystemExit("check failed: %r" % ((s),))
 ' || fail "settings of a day index"
 
-# 5. retention: 3 days kept at 2024-01-10T01:00Z; other indices untouched
+# 6. retention: 3 days kept at 2024-01-10T01:00Z; other indices untouched
 for idx in ret-client-notadate ret-x-client-2020.01.01 retother-client-2020.01.01 ret-client-2020.02.30; do
 	curl -sf -X PUT "$URL/$idx" -o /dev/null || fail "creating $idx"
 done

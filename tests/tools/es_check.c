@@ -19,6 +19,9 @@
  *                                 beacon wrote them before documents had a
  *                                 part: opening the store gives them one,
  *                                 and sums count each target once
+ *   es_check shapes URL PREFIX    documents and day indices of the old
+ *                                 shape and of the current one (smaller on
+ *                                 disk) read back alike, exactly
  *   es_check bulk-body PREFIX     prints the _bulk body of sample records
  *   es_check template PREFIX      prints the index template body
  *   es_check parts-update         prints the _update_by_query body that
@@ -374,7 +377,7 @@ static int check_reject(const char *url, const char *prefix)
 			  sizeof(index));
 	snprintf(path, sizeof(path), "/%s", index);
 	rc = admin(&h, "PUT", path, "{\"mappings\":{\"properties\":"
-		   "{\"dur\":{\"type\":\"boolean\"}}}}", 200);
+		   "{\"idx\":{\"type\":\"boolean\"}}}}", 200);
 	if (rc)
 		goto out;
 	make_batch(recs, items, 4, BASE + 5 * DAY);
@@ -463,7 +466,7 @@ static int old_index_body(const char *prefix, char **out)
 	int rc;
 
 	bcn_buf_init(&b, 1 << 16);
-	rc = bcn_es_template(&b, prefix, 1, 0);
+	rc = bcn_es_template(&b, prefix, 1, 0, BCN_ES_SHAPE_V1);
 	root = rc ? NULL : json_loadb((const char *)b.data, b.len, 0, NULL);
 	bcn_buf_free(&b);
 	tpl = json_object_get(root, "template");
@@ -488,7 +491,7 @@ static int old_bulk_add(struct bcn_buf *out, const char *prefix,
 	int rc;
 
 	bcn_buf_init(&one, 1 << 20);
-	rc = bcn_es_bulk_add(&one, prefix, it, &bad);
+	rc = bcn_es_bulk_add(&one, prefix, it, BCN_ES_SHAPE_V1, &bad);
 	if (!rc)
 		nl = memchr(one.data, '\n', one.len);
 	if (nl)
@@ -670,6 +673,230 @@ static int check_parts(const char *url, const char *prefix)
 	return rc;
 }
 
+/* Records of the shapes check: io, ost and mds in turn, phase p (0: the
+ * old shape, 1: the current one) on day d, one a second from offset s. */
+#define NSHAPE 12
+
+static void shape_rec(struct bcn_record *r, struct bcn_store_item *it,
+		      unsigned p, unsigned d, unsigned i, int64_t s)
+{
+	static const char *const targets[] = { "fs-OST0000", "fs-OST0001",
+					       "fs-MDT0000" };
+	static const char *const jobids[] = { "", "slurm.11", "", "" };
+	static const char *const clients[] = { "", "", "10.0.0.1@tcp", "" };
+	static char paths[2][2][NSHAPE][32];
+	enum bcn_rec_type type = i % 3 == 0 ? BCN_REC_IO :
+				 i % 3 == 1 ? BCN_REC_OST : BCN_REC_MDS;
+
+	bcn_record_init(r, type);
+	r->node = type == BCN_REC_IO ? "cn0007" : "oss01";
+	r->t = BASE + (int64_t)d * DAY + (s + i) * SEC + 1234;
+	r->dur = SEC;
+	r->job = i % 4 == 1 ? 11 : 0;
+	if (type == BCN_REC_IO) {
+		snprintf(paths[p][d][i], sizeof(paths[p][d][i]),
+			 "/scratch/p%u/d%u/f%u", p, d, i);
+		r->u.io.op = BCN_IO_WRITE;
+		r->u.io.path = paths[p][d][i];
+		r->u.io.size = 1ull << 20;
+		r->u.io.count = i + 1;
+	} else if (type == BCN_REC_OST) {
+		r->u.ost.target = targets[i % 2];
+		r->u.ost.jobid = jobids[i % 4];
+		r->u.ost.client = clients[i % 4];
+		r->u.ost.read_bytes = i == 1 ? (1ull << 63) + 5 : (uint64_t)i << 20;
+		r->u.ost.ops[BCN_OST_READ] = i;
+	} else {
+		r->u.mds.target = targets[2];
+		r->u.mds.jobid = jobids[i % 4];
+		r->u.mds.client = clients[i % 4];
+		r->u.mds.ops[BCN_MD_OPEN] = i;
+	}
+	*it = (struct bcn_store_item){ r, 100 + 10 * p + d, i, 0 };
+}
+
+/* Every record of the layer over both days, in order, as JSON lines. */
+static int scan_json_fn(void *arg, const struct bcn_record *r)
+{
+	struct bcn_buf *b = arg;
+	int rc = bcn_record_to_json(r, b);
+
+	return rc ? rc : bcn_buf_adds(b, "\n");
+}
+
+static int check_layer(struct bcn_store *s, int layer,
+		       const struct bcn_store_item *all, size_t n)
+{
+	struct bcn_store_query q = { layer, NULL, 0, BASE, BASE + 2 * DAY, 0,
+				     BCN_STORE_PART_ANY };
+	struct bcn_buf got, want;
+	int rc;
+
+	bcn_buf_init(&got, 1 << 20);
+	bcn_buf_init(&want, 1 << 20);
+	rc = bcn_store_scan(s, &q, scan_json_fn, &got);
+	for (size_t i = 0; !rc && i < n; i++)     /* all is in order of t */
+		if ((int)bcn_record_desc(all[i].rec->type)->layer == layer)
+			rc = scan_json_fn(&want, all[i].rec);
+	if (!rc && (got.len != want.len || memcmp(got.data, want.data, got.len)))
+		rc = failf("%s records differ:\ngot:\n%.*s\nwant:\n%.*s",
+			   bcn_layer_name((unsigned)layer), (int)got.len,
+			   (const char *)got.data, (int)want.len,
+			   (const char *)want.data);
+	else if (rc)
+		rc = failf("scan of %s: %s", bcn_layer_name((unsigned)layer),
+			   bcn_strerror(rc));
+	bcn_buf_free(&got);
+	bcn_buf_free(&want);
+	return rc;
+}
+
+/* Filters on both shapes: counts of an entity, of a job's parts, and the
+ * total read bytes of the ost layer (big values summed exactly). */
+static int check_filters(struct bcn_store *s, const struct bcn_store_item *all,
+			 size_t n)
+{
+	struct bcn_store_query qe = { BCN_LAYER_OST, "fs-OST0001", 0, BASE,
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_ANY };
+	struct bcn_store_query qj = { BCN_LAYER_OST, NULL, 11, BASE,
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL };
+	struct bcn_store_query qt = { BCN_LAYER_OST, NULL, 0, BASE,
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL };
+	uint64_t ne = 0, nj = 0, bytes = 0, ce, cj;
+	struct bcn_store_bucket b = { 0 };
+	char entity[BCN_ENTITY_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct bcn_record *r = all[i].rec;
+
+		if (r->type != BCN_REC_OST)
+			continue;
+		bcn_record_entity(r, entity, sizeof(entity));
+		ne += !strcmp(entity, "fs-OST0001");
+		nj += r->job == 11;
+		if (bcn_store_record_part(r) == BCN_STORE_PART_TOTAL)
+			bytes = bytes + r->u.ost.read_bytes < bytes ? UINT64_MAX :
+				bytes + r->u.ost.read_bytes;
+	}
+	if (bcn_store_count(s, &qe, &ce) || bcn_store_count(s, &qj, &cj) ||
+	    bcn_store_sum(s, &qt, 2 * DAY, one_bucket, &b))
+		return failf("counts and sums over both shapes failed");
+	if (ce != ne || cj != nj || b.sum.read_bytes != bytes)
+		return failf("entity %" PRIu64 " (want %" PRIu64 "), job %" PRIu64
+			     " (want %" PRIu64 "), read bytes %" PRIu64 " (want %"
+			     PRIu64 ")", ce, ne, cj, nj, b.sum.read_bytes, bytes);
+	return 0;
+}
+
+/* Whether a day index has the codec of the current shape (lean) or the
+ * default one. */
+static int check_index_shape(struct bcn_es_http *h, const char *prefix,
+			     int64_t t, int lean)
+{
+	char index[BCN_ES_INDEX_MAX], path[BCN_ES_INDEX_MAX + 32];
+	int rc, codec;
+
+	bcn_es_index_name(prefix, BCN_LAYER_OST, t, index, sizeof(index));
+	snprintf(path, sizeof(path), "/%s/_settings", index);
+	rc = admin(h, "GET", path, NULL, 200);
+	if (rc)
+		return rc;
+	codec = memmem(h->resp.data, h->resp.len, "best_compression", 16) != NULL;
+	if (codec != lean)
+		return failf("%s: codec best_compression %d, want %d", index,
+			     codec, lean);
+	return 0;
+}
+
+/* A document without part in an index of the current shape, as a beacon
+ * from before parts would write it. */
+static int seed_partless(struct bcn_es_http *h, const char *prefix,
+			 struct bcn_store_item *it)
+{
+	struct bcn_buf bulk;
+	int rc;
+
+	bcn_buf_init(&bulk, 1 << 20);
+	rc = old_bulk_add(&bulk, prefix, it);
+	if (!rc)
+		rc = bcn_buf_add(&bulk, "", 1);
+	if (!rc)
+		rc = admin(h, "POST", "/_bulk?refresh=true", (const char *)bulk.data,
+			   200);
+	if (!rc && strstr((const char *)h->resp.data, "\"errors\":false") == NULL)
+		rc = failf("part-less document: %.*s", (int)h->resp.len,
+			   (const char *)h->resp.data);
+	bcn_buf_free(&bulk);
+	return rc;
+}
+
+/* Indices and documents of the old shape stay readable next to those of
+ * the current one, in the same day index and in a new one. */
+static int check_shapes(const char *url, const char *prefix)
+{
+	static struct bcn_record r[3 * NSHAPE + 1];
+	static struct bcn_store_item it[3 * NSHAPE + 1];
+	struct bcn_store *s = NULL;
+	struct bcn_es_http h;
+	char err[ERR_MAX];
+	size_t n = 0;
+	int rc;
+
+	if (bcn_es_http_init(&h, url, NULL, NULL, 30000, err, sizeof(err)))
+		return failf("%s", err);
+	rc = open_store(url, prefix, 1, 0, 36500, &s);
+	if (!rc && bcn_store_es_set_shape(s, BCN_ES_SHAPE_V1, err, sizeof(err)))
+		rc = failf("old shape: %s", err);
+	for (unsigned i = 0; i < NSHAPE; i++, n++)      /* old, day 0 */
+		shape_rec(&r[n], &it[n], 0, 0, i, 0);
+	if (!rc && bcn_store_append(s, it, n))
+		rc = failf("append of the old shape failed");
+	bcn_store_close(s);
+	s = NULL;
+	for (unsigned i = 0; i < NSHAPE; i++, n++)      /* new, day 0 */
+		shape_rec(&r[n], &it[n], 1, 0, i, 100);
+	for (unsigned i = 0; i < NSHAPE; i++, n++)      /* new, day 1 */
+		shape_rec(&r[n], &it[n], 1, 1, i, 0);
+	if (!rc)
+		rc = open_store(url, prefix, 1, 0, 36500, &s);
+	if (!rc && bcn_store_append(s, it + NSHAPE, 2 * NSHAPE))
+		rc = failf("append of the current shape failed");
+	if (!rc)
+		rc = check_index_shape(&h, prefix, BASE, 0);
+	if (!rc)
+		rc = check_index_shape(&h, prefix, BASE + DAY, 1);
+	for (int l = BCN_LAYER_CLIENT; !rc && l <= BCN_LAYER_MDS; l++)
+		if (l != BCN_LAYER_FORWARD)
+			rc = check_layer(s, l, it, n);
+	if (!rc)
+		rc = check_filters(s, it, n);
+	bcn_store_close(s);
+	s = NULL;
+	/* a part-less ost document at the end of day 1 gets its part from
+	 * the upgrade, in an index of the current shape too, and keeps the
+	 * rest (the document is rewritten from its _source) */
+	shape_rec(&r[n], &it[n], 1, 1, 4, 3600);
+	r[n].u.ost.jobid = "slurm.99";
+	r[n].job = 99;
+	it[n].idx = 99;
+	if (!rc)
+		rc = seed_partless(&h, prefix, &it[n++]);
+	logged[0] = '\0';
+	if (!rc)
+		rc = open_store(url, prefix, 1, 0, 36500, &s);
+	if (!rc && !strstr(logged, "set the part of 1 older documents"))
+		rc = failf("the parts upgrade did not report 1 document");
+	if (!rc)
+		rc = check_layer(s, BCN_LAYER_OST, it, n);
+	if (!rc)
+		rc = check_filters(s, it, n);
+	if (!rc)
+		printf("shapes: old and current documents read back alike\n");
+	bcn_store_close(s);
+	bcn_es_http_free(&h);
+	return rc;
+}
+
 /* Sample records for captured responses: every type, large values,
  * escapes, non-ASCII text, invalid UTF-8 and a node name too long for a
  * verbatim _id. */
@@ -711,7 +938,7 @@ static int bulk_body(const char *prefix)
 	bcn_buf_init(&b, 1 << 20);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		it = (struct bcn_store_item){ &r[i], 100 + i, (uint32_t)i, 0 };
-		rc = bcn_es_bulk_add(&b, prefix, &it, &bad);
+		rc = bcn_es_bulk_add(&b, prefix, &it, BCN_ES_SHAPE_CURRENT, &bad);
 	}
 	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)
 		rc = -EIO;
@@ -725,7 +952,7 @@ static int template_body(const char *prefix)
 	int rc;
 
 	bcn_buf_init(&b, 1 << 16);
-	rc = bcn_es_template(&b, prefix, 1, 0);
+	rc = bcn_es_template(&b, prefix, 1, 0, BCN_ES_SHAPE_CURRENT);
 	if (rc == 0 && fwrite(b.data, 1, b.len, stdout) != b.len)
 		rc = -EIO;
 	bcn_buf_free(&b);
@@ -757,6 +984,8 @@ int main(int argc, char **argv)
 		rc = check_reject(argv[2], argv[3]);
 	else if (!strcmp(cmd, "parts") && argc == 4)
 		rc = check_parts(argv[2], argv[3]);
+	else if (!strcmp(cmd, "shapes") && argc == 4)
+		rc = check_shapes(argv[2], argv[3]);
 	else if (!strcmp(cmd, "store") && argc >= 8)
 		rc = run_store(argc, argv);
 	else if (!strcmp(cmd, "bulk-body") && argc == 3)
@@ -766,7 +995,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "parts-update") && argc == 2)
 		rc = parts_update_body();
 	else {
-		fprintf(stderr, "usage: es_check retry|reject|parts URL PREFIX\n"
+		fprintf(stderr, "usage: es_check retry|reject|parts|shapes URL PREFIX\n"
 			"       es_check store URL PREFIX SHARDS REPLICAS "
 			"RETENTION_DAYS NOW DAYS...\n"
 			"       es_check bulk-body|template PREFIX\n"

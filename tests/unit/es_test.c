@@ -255,6 +255,39 @@ static struct bcn_record sample(void)
 	return r;
 }
 
+/* The document of a shape with BCN_ES_SHAPE_LEAN_SOURCE is the V1
+ * document v1 less type and dur, field for field; the current shape's is
+ * the V1 document. */
+static void lean_doc(const struct bcn_store_item *it, json_t *v1)
+{
+	struct bcn_buf b;
+	const char *nl;
+	json_t *doc, *want = json_deep_copy(v1);
+	size_t bad;
+
+	bcn_buf_init(&b, 1 << 16);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", it, BCN_ES_SHAPE_ALL, &bad),
+			 0);
+	nl = memchr(b.data, '\n', b.len);
+	assert_non_null(nl);
+	doc = parse_json(&b, (size_t)(nl + 1 - (char *)b.data));
+	assert_int_equal(json_object_del(want, "type"), 0);
+	assert_int_equal(json_object_del(want, "dur"), 0);
+	assert_int_equal(json_object_size(doc), 16);
+	assert_true(json_equal(doc, want));
+	json_decref(doc);
+	bcn_buf_reset(&b);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", it, BCN_ES_SHAPE_CURRENT,
+					 &bad), 0);
+	nl = memchr(b.data, '\n', b.len);
+	assert_non_null(nl);
+	doc = parse_json(&b, (size_t)(nl + 1 - (char *)b.data));
+	assert_true(json_equal(doc, v1));
+	json_decref(doc);
+	json_decref(want);
+	bcn_buf_free(&b);
+}
+
 static void test_bulk_lines(void **state)
 {
 	struct bcn_record r = sample(), back;
@@ -270,7 +303,7 @@ static void test_bulk_lines(void **state)
 	assert_non_null(a);
 	bcn_buf_init(&b, 1 << 16);
 	assert_int_equal(bcn_buf_adds(&b, "x"), 0);     /* appends */
-	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, &bad), 0);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, BCN_ES_SHAPE_V1, &bad), 0);
 	assert_int_equal(bad, 0);
 	assert_int_equal(b.data[b.len - 1], '\n');
 	nl = memchr(b.data + 1, '\n', b.len - 1);
@@ -308,7 +341,9 @@ static void test_bulk_lines(void **state)
 	assert_int_equal(json_integer_value(json_object_get(doc, "read_ops")), 2);
 	assert_int_equal(json_integer_value(json_object_get(doc, "meta_ops")), 3);
 	assert_string_equal(json_string_value(json_object_get(doc, "part")), "job");
+	assert_int_equal(json_integer_value(json_object_get(doc, "dur")), r.dur);
 	assert_int_equal(json_object_size(doc), 18);
+	lean_doc(&it, doc);
 	bcn_record_arena_reset(a);
 	assert_int_equal(bcn_record_from_json_value(json_object_get(doc, "record"),
 						    a, &back, err, sizeof(err)), 0);
@@ -342,23 +377,68 @@ static void test_bulk_edges(void **state)
 	bcn_buf_init(&b, 1 << 16);
 	/* negative t: ts floors, the day is the one before the epoch */
 	r.t = -1;
-	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, &bad), 0);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, BCN_ES_SHAPE_CURRENT, &bad), 0);
 	assert_non_null(strstr((const char *)b.data, "bcn-ost-1969.12.31"));
 	assert_non_null(strstr((const char *)b.data, "\"ts\":-1,"));
 	/* invalid UTF-8 becomes U+FFFD; a failed add leaves b as it was */
 	r.u.ost.client = "nid\xff";
 	bcn_buf_reset(&b);
-	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, &bad), 0);
+	assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, BCN_ES_SHAPE_CURRENT, &bad), 0);
 	assert_int_equal(bad, 1);
 	assert_int_equal(bcn_utf8_valid((const char *)b.data, b.len), b.len);
 	b.max = b.len + 10;
 	{
 		size_t len = b.len;
 
-		assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, &bad), -BCN_EFULL);
+		assert_int_equal(bcn_es_bulk_add(&b, "bcn", &it, BCN_ES_SHAPE_CURRENT, &bad), -BCN_EFULL);
 		assert_int_equal(b.len, len);
 	}
 	bcn_buf_free(&b);
+}
+
+/* The cuts of shape: the codec, _source of the record only, an index
+ * only on the filtered fields and doc values only on the sorted, summed
+ * and (part) upgraded ones. */
+static void check_shape(json_t *v, unsigned shape)
+{
+	static const char *const want[][3] = {  /* field, index, doc_values */
+		{ "node", "f", "t" }, { "seq", "f", "t" }, { "idx", "f", "t" },
+		{ "layer", "t", "f" }, { "type", "f", "f" },
+		{ "entity", "t", "f" }, { "job", "t", "f" }, { "part", "t", "t" },
+		{ "t", "t", "t" }, { "ts", "f", "t" }, { "dur", "f", "f" },
+		{ "read_bytes", "f", "t" }, { "other_ops", "f", "t" },
+	};
+	int lean = (shape & BCN_ES_SHAPE_LEAN_FIELDS) != 0;
+	json_t *tpl = json_object_get(v, "template");
+	json_t *m = json_object_get(tpl, "mappings");
+	json_t *props = json_object_get(m, "properties");
+	json_t *codec = json_object_get(json_object_get(json_object_get(tpl,
+		"settings"), "index"), "codec");
+	json_t *inc = json_object_get(json_object_get(m, "_source"), "includes");
+
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(v,
+		"_meta"), "beacon_doc_shape")), shape);
+	if (shape & BCN_ES_SHAPE_CODEC)
+		assert_string_equal(json_string_value(codec), "best_compression");
+	else
+		assert_null(codec);
+	if (shape & BCN_ES_SHAPE_LEAN_SOURCE) {
+		assert_int_equal(json_array_size(inc), 1);
+		assert_string_equal(json_string_value(json_array_get(inc, 0)),
+				    "record");
+	} else {
+		assert_null(json_object_get(m, "_source"));
+	}
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		json_t *f = json_object_get(props, want[i][0]);
+		json_t *ix = json_object_get(f, "index");
+		json_t *dv = json_object_get(f, "doc_values");
+
+		assert_non_null(f);
+		/* absent: the default, true */
+		assert_true(lean && want[i][1][0] == 'f' ? json_is_false(ix) : !ix);
+		assert_true(lean && want[i][2][0] == 'f' ? json_is_false(dv) : !dv);
+	}
 }
 
 static void test_template(void **state)
@@ -368,7 +448,7 @@ static void test_template(void **state)
 
 	(void)state;
 	bcn_buf_init(&b, 1 << 16);
-	assert_int_equal(bcn_es_template(&b, "bcn", 3, 2), 0);
+	assert_int_equal(bcn_es_template(&b, "bcn", 3, 2, BCN_ES_SHAPE_CURRENT), 0);
 	v = parse_json(&b, 0);
 	assert_int_equal(json_array_size(json_object_get(v, "index_patterns")),
 			 BCN_LAYER_MAX - 1);
@@ -391,7 +471,18 @@ static void test_template(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_object_get(
 		props, "part"), "type")), "keyword");
 	assert_int_equal(json_object_size(props), 18);
+	check_shape(v, BCN_ES_SHAPE_CURRENT);
 	json_decref(v);
+	for (unsigned shape = 0; shape <= BCN_ES_SHAPE_ALL; shape++) {
+		bcn_buf_reset(&b);
+		assert_int_equal(bcn_es_template(&b, "bcn", 3, 2, shape), 0);
+		v = parse_json(&b, 0);
+		assert_int_equal(json_object_size(json_object_get(json_object_get(
+			json_object_get(v, "template"), "mappings"), "properties")),
+			18);
+		check_shape(v, shape);
+		json_decref(v);
+	}
 	bcn_buf_free(&b);
 }
 
@@ -515,6 +606,7 @@ static void test_parts_bodies(void **state)
 	src = json_object_get(json_object_get(v, "script"), "source");
 	assert_non_null(strstr(json_string_value(src), "'job'"));
 	assert_non_null(strstr(json_string_value(src), "'client'"));
+	assert_non_null(strstr(json_string_value(src), "ctx.op = 'noop'"));
 	json_decref(v);
 	bcn_buf_free(&b);
 }
