@@ -26,7 +26,6 @@ struct coll {
 	char node[BCN_NODE_MAX + 1];
 	char prog[PROG_MAX];
 	int64_t seen_ns;                /* t of its latest health record */
-	int64_t started_ns;
 	struct bcn_rec_health h;
 	bool silent, trouble;
 };
@@ -104,7 +103,6 @@ static int parse_one(struct colls *l, const char *node, const char *json,
 	c->h = r.u.health;
 	c->h.program = NULL;            /* the arena's: not kept */
 	c->seen_ns = r.t;
-	c->started_ns = r.u.health.started;
 	c->silent = l->now_ns - r.t > l->silent_ns;
 	c->trouble = c->silent || !c->h.connected || c->h.dropped_records ||
 		     c->h.send_errors || c->h.sample_errors || c->h.overruns;
@@ -154,7 +152,7 @@ static int cmp_coll(const void *a, const void *b)
 /* Per-program aggregates: programs[] distinct, counts and sums. */
 struct prog {
 	char name[PROG_MAX];
-	uint64_t n, silent, down, dropped, errors;
+	uint64_t n, silent, down, dropped;
 };
 
 static int aggregate(const struct colls *l, struct bcn_buf *b)

@@ -233,8 +233,10 @@ static int behind_node(void *arg, const char *node, const char *fwd)
 	return 0;
 }
 
-static void add_job(uint64_t id, uint64_t *jobs, uint32_t *nodes_of,
-		    size_t *n, size_t max)
+/* Counts a node of job id in jobs[0..*n) (added when new and there is
+ * room). Returns its index, or max when the list was full. */
+static size_t add_job(uint64_t id, uint64_t *jobs, uint32_t *nodes_of,
+		      size_t *n, size_t max)
 {
 	size_t k = 0;
 
@@ -242,11 +244,12 @@ static void add_job(uint64_t id, uint64_t *jobs, uint32_t *nodes_of,
 		k++;
 	if (k == *n) {
 		if (*n >= max)
-			return;
+			return max;
 		nodes_of[k] = 0;
 		jobs[(*n)++] = id;
 	}
 	nodes_of[k]++;
+	return k;
 }
 
 size_t bcn_detect_jobs_behind(struct bcn_jobdb *db, const char *fwd, int64_t t,
@@ -1080,12 +1083,10 @@ static void name_leaf_jobs(struct round *r, const struct upset *x,
 		hosts += bytes;
 		got = bcn_jobdb_jobs_on(r->db, l->host, mid, ids, 16);
 		for (int k = 0; k < got; k++) {
-			size_t at = 0;
+			size_t at = add_job(ids[k], jobs, unused, &n,
+					    BCN_ANOMALY_JOBS_MAX);
 
-			add_job(ids[k], jobs, unused, &n, BCN_ANOMALY_JOBS_MAX);
-			while (at < n && jobs[at] != ids[k])
-				at++;
-			if (at < n)     /* not when the list was full */
+			if (at < BCN_ANOMALY_JOBS_MAX)  /* not when full */
 				v[at] += bytes / got;
 		}
 	}

@@ -297,7 +297,9 @@ PATHOP(int, rmdir, (const char *p), (p), (int)syscall(SYS_rmdir, p),
 
 /* ---- descriptors copied, data copied in the kernel ------------------------------- */
 
-#define DUP(name, params, args, fallback, from, to)			\
+/* A call passed through, then, when its result r satisfies ok, one
+ * action of the tracer's (errno kept). */
+#define AFTER(name, params, args, fallback, ok, then)			\
 	REAL(name);							\
 	EXPORT int name params						\
 	{								\
@@ -306,11 +308,14 @@ PATHOP(int, rmdir, (const char *p), (p), (int)syscall(SYS_rmdir, p),
 			return fallback;				\
 		r = real_##name args;					\
 		e = errno;						\
-		if (r >= 0 && bcn_trace_on())				\
-			bcn_trace_dup(from, to);			\
+		if (ok)							\
+			then;						\
 		errno = e;						\
 		return r;						\
 	}
+#define DUP(name, params, args, fallback, from, to)			\
+	AFTER(name, params, args, fallback, r >= 0 && bcn_trace_on(),	\
+	      bcn_trace_dup(from, to))
 DUP(dup, (int fd), (fd), (int)syscall(SYS_dup, fd), fd, r)
 DUP(dup2, (int fd, int fd2), (fd, fd2), (int)syscall(SYS_dup2, fd, fd2),
     fd, fd2)
@@ -320,19 +325,7 @@ DUP(dup3, (int fd, int fd2, int fl), (fd, fd2, fl),
 /* The working directory: not recorded, but relative paths are resolved
  * against a copy the tracer keeps until it changes. */
 #define CHDIR(name, params, args, fallback)				\
-	REAL(name);							\
-	EXPORT int name params						\
-	{								\
-		int r, e;						\
-		if (!NEED(name))					\
-			return fallback;				\
-		r = real_##name args;					\
-		e = errno;						\
-		if (r == 0)						\
-			bcn_trace_cwd_changed();			\
-		errno = e;						\
-		return r;						\
-	}
+	AFTER(name, params, args, fallback, r == 0, bcn_trace_cwd_changed())
 CHDIR(chdir, (const char *p), (p), (int)syscall(SYS_chdir, p))
 CHDIR(fchdir, (int fd), (fd), (int)syscall(SYS_fchdir, fd))
 
