@@ -37,7 +37,11 @@ BOUND_KB=$(( (2 * PENDING_MB + FLUSH_MB + 16 * FRAME_MB + 2 + 64) * 1024 ))
 # the server, set the resident size: the bound is checked in plain builds
 # (tests/run runs this test in both).
 SANITIZED=0
-ldd "$BCN_BUILD/logsrv/beacon-logsrv" 2>/dev/null | grep -q libasan && SANITIZED=1
+# (ldd's whole output first: grep -q leaving early would kill ldd with
+# SIGPIPE, and under pipefail the pipeline would then say "not found")
+case "$(ldd "$BCN_BUILD/logsrv/beacon-logsrv" 2>/dev/null)" in
+*libasan*) SANITIZED=1 ;;
+esac
 LOGSRV_EXTRA="--pending-max ${PENDING_MB}M --flush-bytes ${FLUSH_MB}M --max-frame ${FRAME_MB}M --max-preauth 512 --handshake-timeout 2s"
 . "$BCN_SRC/tests/lib/delivery.sh"
 PACE_MS=$PACE

@@ -48,7 +48,7 @@ bcn_wait_port() { # port pid [tries]
 	while [ "$tries" -gt 0 ]; do
 		kill -0 "$pid" 2>/dev/null || { echo "process $pid exited before it listened on port $port" >&2; return 1; }
 		ino=$(bcn_listen_inode "$port")
-		if [ -n "$ino" ] && find "/proc/$pid/fd" -lname "socket:\[$ino\]" 2>/dev/null | grep -q .; then
+		if [ -n "$ino" ] && [ -n "$(find "/proc/$pid/fd" -lname "socket:\[$ino\]" -print -quit 2>/dev/null)" ]; then
 			return 0
 		fi
 		sleep 0.1; tries=$((tries - 1))
