@@ -3,6 +3,7 @@
  * processes and files (the I/O mode), the 1 s bandwidth buckets, the
  * phases and the means; report_parts.c adds the other layers. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,8 +81,8 @@ static void spread(struct bcn_report_cpass *c, uint64_t *col, int64_t t,
 		return;
 	if (s < 0)
 		s = 0;
-	if (e <= s || dur <= 0) {
-		size_t i = (size_t)(s / unit);
+	if (e <= s || dur <= 0 || s / unit == (e - 1) / unit) {
+		size_t i = (size_t)(s / unit);   /* within one bucket */
 
 		col[i < c->nsec ? i : c->nsec - 1] += bytes;
 		return;
@@ -113,6 +114,24 @@ static void span(struct bcn_report_cpass *c, int64_t *first, int64_t *last,
 		first[a] = t;
 	if (t + dur > last[b])
 		last[b] = t + dur;
+}
+
+/* The tally entry of node, the last one's again when it is the same (a
+ * node's records come in runs). */
+static int node_entry(struct bcn_report_cpass *c, const char *node,
+		      struct bcn_tally_entry **e)
+{
+	int rc;
+
+	if (c->last_node < c->nodes.n &&
+	    !strcmp(c->nodes.e[c->last_node].key, node)) {
+		*e = &c->nodes.e[c->last_node];
+		return 0;
+	}
+	if ((rc = bcn_tally_get(&c->nodes, node, e)))
+		return rc;
+	c->last_node = (size_t)(*e - c->nodes.e);
+	return 0;
 }
 
 static int client_record(void *arg, const struct bcn_record *r)
@@ -164,7 +183,7 @@ static int client_record(void *arg, const struct bcn_record *r)
 		span(c, c->rfirst, c->rlast, r->t, r->dur);
 	if (t.write_ops)
 		span(c, c->wfirst, c->wlast, r->t, r->dur);
-	rc = bcn_tally_get(&c->nodes, r->node, &e);
+	rc = node_entry(c, r->node, &e);
 	if (!rc) {
 		e->v[0] += t.read_bytes;
 		e->v[1] += t.write_bytes;
@@ -205,6 +224,7 @@ static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 	c->wlast = calloc(n, sizeof(*c->wlast));
 	bcn_iomode_init(&c->who, cfg->pairs_max);
 	bcn_tally_init(&c->nodes, cfg->nodes_max);
+	c->last_node = SIZE_MAX;
 	if (!c->rd || !c->wr || !c->meta || !c->rfirst || !c->wfirst ||
 	    !c->rlast || !c->wlast)
 		return -ENOMEM;
@@ -227,11 +247,19 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c)
 }
 
 /* Mode, processes, files and the busiest process. */
-static void client_mode(struct bcn_report_cpass *c)
+static int client_mode(struct bcn_report_cpass *c)
 {
 	struct bcn_report *r = c->r;
 	struct bcn_iomode_result m;
+	int rc = bcn_iomode_flush(&c->who);
 
+	if (rc == -BCN_EFULL) {
+		bcn_report_partial(r, "too many nodes, processes or files "
+				   "for the configured bounds");
+		rc = 0;
+	}
+	if (rc)
+		return rc;
 	bcn_iomode_result(&c->who, r->read_bytes + r->write_bytes, &m);
 	r->io_procs = m.procs;
 	r->io_nodes = c->nodes.n;
@@ -239,6 +267,7 @@ static void client_mode(struct bcn_report_cpass *c)
 	r->shared_files = m.shared_files;
 	r->busiest_proc_bytes = m.busiest_proc_bytes;
 	snprintf(r->mode, sizeof(r->mode), "%s", m.mode);
+	return 0;
 }
 
 /* The mode of one phase of a mixed job: its records scanned again. */
@@ -277,12 +306,15 @@ static int phase_modes(const struct bcn_stores *st, struct bcn_report *r,
 		struct bcn_store_query q = {
 			.layer = BCN_LAYER_CLIENT, .job = r->job,
 			.from = ph->start, .to = ph->end,
+			.any_order = true,   /* they only add up */
 		};
 		struct phase_pass p = { .bytes = 0 };
 		struct bcn_iomode_result m;
 
 		bcn_iomode_init(&p.who, cfg->pairs_max);
 		rc = bcn_stores_scan(st, &q, phase_record, &p);
+		if (!rc)
+			rc = bcn_iomode_flush(&p.who);
 		if (!rc) {
 			bcn_iomode_result(&p.who, p.bytes, &m);
 			snprintf(ph->mode, sizeof(ph->mode), "%s", m.mode);
@@ -467,6 +499,7 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 	struct bcn_store_query q = {
 		.layer = BCN_LAYER_CLIENT, .job = r->job,
 		.from = r->window_from, .to = r->window_to,
+		.any_order = true,   /* they only add up */
 	};
 	int rc;
 
@@ -478,7 +511,8 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 		return -ENOMEM;
 	if ((rc = bcn_stores_scan(st, &q, client_record, c)))
 		return rc;
-	client_mode(c);
+	if ((rc = client_mode(c)))
+		return rc;
 	if ((rc = client_series(c, cfg->series_max)))
 		return rc;
 	if ((rc = client_phases(c, cfg)))

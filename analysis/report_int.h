@@ -18,6 +18,8 @@ struct bcn_report_cpass {
 	int64_t *wfirst, *wlast;        /* the same for writes */
 	struct bcn_iomode who;          /* who moved the bytes */
 	struct bcn_tally nodes;         /* node -> read, write, ops */
+	size_t last_node;               /* index of the last record's node
+					 * in nodes, SIZE_MAX: none yet */
 };
 
 void bcn_report_cpass_free(struct bcn_report_cpass *c);

@@ -120,6 +120,7 @@ static int forward_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 		struct bcn_store_query q = {
 			.layer = BCN_LAYER_FORWARD, .entity = e->key,
 			.from = r->window_from, .to = r->window_to,
+			.any_order = true,   /* they only add up */
 		};
 
 		if (!p) {
@@ -223,6 +224,7 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 	struct bcn_store_query q = {
 		.layer = layer, .job = r->job,
 		.from = r->window_from, .to = r->window_to,
+		.any_order = true,   /* they only add up */
 	};
 	int rc;
 

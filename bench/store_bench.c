@@ -204,7 +204,7 @@ static int load(const char *dir, struct data *d)
 	}
 	for (int layer = 1; layer < BCN_LAYER_MAX && !rc; layer++) {
 		struct bcn_store_query q = { layer, NULL, 0, INT64_MIN,
-					     INT64_MAX, 0, BCN_STORE_PART_ANY };
+					     INT64_MAX, 0, BCN_STORE_PART_ANY, false };
 
 		rc = bcn_store_scan(s, &q, take, d);
 	}
@@ -665,23 +665,23 @@ static int run_queries(const struct data *d, const char *d2, const char *d3,
 		if (!jobs[k])
 			continue;
 		qs[nq++] = (struct bq){ "job_client_scan",
-			{ BCN_LAYER_CLIENT, NULL, jobs[k], all0, all1, 0, 0 }, 0 };
+			{ BCN_LAYER_CLIENT, NULL, jobs[k], all0, all1, 0, 0, false }, 0 };
 		qs[nq++] = (struct bq){ "job_ost_sum_1m",
-			{ BCN_LAYER_OST, NULL, jobs[k], all0, all1, 0, 0 },
+			{ BCN_LAYER_OST, NULL, jobs[k], all0, all1, 0, 0, false },
 			60 * 1000000000ll };
 	}
 	if (ost)
 		qs[nq++] = (struct bq){ "entity_ost_scan",
-			{ BCN_LAYER_OST, ost, 0, all0, all1, 0, 0 }, 0 };
+			{ BCN_LAYER_OST, ost, 0, all0, all1, 0, 0, false }, 0 };
 	if (cn)
 		qs[nq++] = (struct bq){ "entity_node_scan",
-			{ BCN_LAYER_CLIENT, cn, 0, all0, all1, 0, 0 }, 0 };
+			{ BCN_LAYER_CLIENT, cn, 0, all0, all1, 0, 0, false }, 0 };
 	qs[nq++] = (struct bq){ "layer_client_sum_1m",
-		{ BCN_LAYER_CLIENT, NULL, 0, all0, all1, 0, 0 }, 60 * 1000000000ll };
+		{ BCN_LAYER_CLIENT, NULL, 0, all0, all1, 0, 0, false }, 60 * 1000000000ll };
 	qs[nq++] = (struct bq){ "layer_ost_sum_1m",
-		{ BCN_LAYER_OST, NULL, 0, all0, all1, 0, 0 }, 60 * 1000000000ll };
+		{ BCN_LAYER_OST, NULL, 0, all0, all1, 0, 0, false }, 60 * 1000000000ll };
 	qs[nq++] = (struct bq){ "layer_forward_scan",
-		{ BCN_LAYER_FORWARD, NULL, 0, all0, all1, 0, 0 }, 0 };
+		{ BCN_LAYER_FORWARD, NULL, 0, all0, all1, 0, 0, false }, 0 };
 	for (size_t k = 0; k < nq && !rc; k++) {
 		struct digest g2, g3;
 		double t2, t3;

@@ -101,7 +101,7 @@ static int read_sqlite(const char *dir, struct recs *x)
 	}
 	for (int l = 1; rc == 0 && l < BCN_LAYER_MAX; l++) {
 		struct bcn_store_query q = { l, NULL, 0, ALL_FROM, ALL_TO, 0,
-					     BCN_STORE_PART_ANY };
+					     BCN_STORE_PART_ANY, false };
 
 		rc = bcn_store_scan(s, &q, keep, x);
 	}
@@ -263,9 +263,9 @@ static int scan(const char *url, const char *prefix, const char *job,
 {
 	const int64_t minute = 60ll * 1000000000ll;
 	struct bcn_store_query qj = { BCN_LAYER_CLIENT, NULL, 0, 0, ALL_TO, 0,
-				      BCN_STORE_PART_TOTAL };
+				      BCN_STORE_PART_TOTAL, false };
 	struct bcn_store_query qe = { BCN_LAYER_OST, entity, 0, 0, ALL_TO, 0,
-				      BCN_STORE_PART_TOTAL };
+				      BCN_STORE_PART_TOTAL, false };
 	struct bcn_store *s = NULL;
 	double t[4];
 	uint64_t n[4];

@@ -286,11 +286,20 @@ void bcn_record_init(struct bcn_record *r, enum bcn_rec_type type)
 	}
 }
 
+int bcn_record_check_rules(const struct bcn_record *r)
+{
+	if (r->dur < 0)
+		return -BCN_ERANGE;
+	if (r->type == BCN_REC_IO && r->u.io.count == 0)
+		return -BCN_ERANGE;
+	return 0;
+}
+
 int bcn_record_check(const struct bcn_record *r)
 {
 	const struct bcn_record_desc *d = bcn_record_desc(r->type);
 
-	if (!d || r->dur < 0)
+	if (!d)
 		return -BCN_ERANGE;
 	for (size_t i = 0; i < d->nfields; i++) {
 		const struct bcn_field *f = &d->fields[i];
@@ -305,9 +314,7 @@ int bcn_record_check(const struct bcn_record *r)
 				return -BCN_ERANGE;
 		}
 	}
-	if (r->type == BCN_REC_IO && r->u.io.count == 0)
-		return -BCN_ERANGE;
-	return 0;
+	return bcn_record_check_rules(r);
 }
 
 static int json_vec(struct bcn_buf *out, const struct bcn_field *f,

@@ -313,6 +313,12 @@ void bcn_record_init(struct bcn_record *r, enum bcn_rec_type type);
  * most BCN_STR_MAX bytes. Returns 0 or -BCN_ERANGE. */
 int bcn_record_check(const struct bcn_record *r);
 
+/* The part of bcn_record_check() that is not about single fields (dur >=
+ * 0, io count >= 1), for decoders that check each enum field as they
+ * read it and whose strings are checked already. r's type must be known.
+ * Returns 0 or -BCN_ERANGE. */
+int bcn_record_check_rules(const struct bcn_record *r);
+
 /* Appends r as one JSON object (no newline). Returns 0 or a buf error. */
 int bcn_record_to_json(const struct bcn_record *r, struct bcn_buf *out);
 

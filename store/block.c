@@ -36,6 +36,9 @@ struct blk_map {
 	uint16_t off[BLK_COLS_MAX];             /* per column: offset in the
 						 * record */
 	uint8_t str[BLK_COLS_MAX];              /* 1: a string column */
+	uint64_t lim[BLK_COLS_MAX];             /* an enum column's values
+						 * are below this; 0: no
+						 * enum */
 	unsigned ncols;
 	int err;
 };
@@ -43,14 +46,15 @@ struct blk_map {
 static struct blk_map blk_map;
 static pthread_once_t blk_once = PTHREAD_ONCE_INIT;
 
-static void map_add(struct blk_map *m, size_t off, int str)
+static void map_add(struct blk_map *m, size_t off, const struct bcn_field *f)
 {
 	if (m->ncols >= BLK_COLS_MAX || off > UINT16_MAX) {
 		m->err = -EINVAL;
 		return;
 	}
 	m->off[m->ncols] = (uint16_t)off;
-	m->str[m->ncols++] = (uint8_t)str;
+	m->lim[m->ncols] = f->kind == BCN_F_ENUM ? f->n : 0;
+	m->str[m->ncols++] = f->kind == BCN_F_STR;
 }
 
 static void map_build(void)
@@ -68,8 +72,7 @@ static void map_build(void)
 				       fl->kind == BCN_F_DIST ? DIST_WORDS : 1;
 
 			for (size_t w = 0; w < words; w++)
-				map_add(m, fl->offset + w * sizeof(uint64_t),
-					fl->kind == BCN_F_STR);
+				map_add(m, fl->offset + w * sizeof(uint64_t), fl);
 		}
 		m->nwords[t] = (uint16_t)(m->ncols - m->base[t]);
 		m->end[t] = (uint16_t)offsetof(struct bcn_record, u);
@@ -389,6 +392,8 @@ struct bcn_block_reader {
 	uint32_t n, i;
 	uint32_t ndict;
 	const char **dict;
+	uint64_t node_ok;       /* dictionary index + 1 of the last node
+				 * name checked, 0: none */
 	int64_t dt;
 	struct blk_col col[];
 };
@@ -540,16 +545,21 @@ out:
 	return 0;
 }
 
-static int get_raw(struct blk_col *c, uint64_t *v)
+/* Most values are one byte (small deltas, zeros): that case inline. */
+static inline int get_raw(struct blk_col *c, uint64_t *v)
 {
+	if (c->p < c->end && *c->p < 0x80) {
+		*v = *c->p++;
+		return 0;
+	}
 	return bcn_varint_get(&c->p, c->end, v) ? -BCN_ECORRUPT : 0;
 }
 
-static int get_delta(struct blk_col *c, uint64_t *v)
+static inline int get_delta(struct blk_col *c, uint64_t *v)
 {
 	uint64_t z;
 
-	if (bcn_varint_get(&c->p, c->end, &z))
+	if (get_raw(c, &z))
 		return -BCN_ECORRUPT;
 	c->prev += (uint64_t)bcn_unzigzag(z);
 	*v = c->prev;
@@ -576,10 +586,16 @@ static int next_ident(struct bcn_block_reader *b, struct bcn_record *r,
 	rc = get_raw(&b->col[C_TYPE], &r->type);
 	if (!rc && (r->type == 0 || r->type >= BCN_REC_TYPE_MAX))
 		rc = -BCN_ECORRUPT;
-	if (!rc)
-		rc = get_str(b, &b->col[C_NODE], &r->node);
-	if (!rc && (!r->node[0] || strlen(r->node) > BCN_NODE_MAX))
-		rc = -BCN_ECORRUPT;
+	if (!rc && !(rc = get_raw(&b->col[C_NODE], &v))) {
+		if (v + 1 != b->node_ok) {      /* a node's records come in runs */
+			if (v >= b->ndict || !b->dict[v][0] ||
+			    strlen(b->dict[v]) > BCN_NODE_MAX)
+				rc = -BCN_ECORRUPT;
+			else
+				b->node_ok = v + 1;
+		}
+		r->node = rc ? "" : b->dict[v];
+	}
 	if (!rc)
 		rc = get_delta(&b->col[C_SEQ], seq);
 	if (!rc && !(rc = get_raw(&b->col[C_IDX], &v)))
@@ -625,10 +641,14 @@ int bcn_block_next(struct bcn_block_reader *b, struct bcn_record *r,
 			uint64_t v = 0;
 
 			rc = get_delta(&b->col[c], &v);
+			if (m->lim[c] && v >= m->lim[c])
+				rc = -BCN_ECORRUPT;     /* an enum's range */
 			memcpy(base + m->off[c], &v, sizeof(v));
 		}
 	}
-	if (!rc && bcn_record_check(r))
+	/* the dictionary's strings were checked by bcn_block_open, each
+	 * enum above: what bcn_record_check() adds is left */
+	if (!rc && bcn_record_check_rules(r))
 		rc = -BCN_ECORRUPT;
 	if (!rc && ++b->i == b->n) {   /* the columns end with the records */
 		for (c = 0; c < m->ncols && !rc; c++)

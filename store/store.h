@@ -110,6 +110,11 @@ struct bcn_store_query {
 	uint64_t limit;                 /* scan: at most this many; 0: all */
 	int part;                       /* enum bcn_store_part, default 0:
 					 * TOTAL; see bcn_store_query_part() */
+	bool any_order;                 /* scan: the records in whatever
+					 * order the backend reads them
+					 * fastest (for callers that only
+					 * aggregate); with a limit, which
+					 * records come is then unspecified */
 };
 
 /* The part q selects, in *part: q->part, except that TOTAL (the default)
@@ -152,8 +157,8 @@ int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
 		     size_t n);
 
 /* Calls fn for each record matching q, in ascending order of t (ties in
- * order of node, seq, idx). Returns 0, fn's non-zero value, or a negative
- * code. */
+ * order of node, seq, idx), or in any order when q->any_order is set.
+ * Returns 0, fn's non-zero value, or a negative code. */
 int bcn_store_scan(struct bcn_store *s, const struct bcn_store_query *q,
 		   bcn_store_record_fn *fn, void *arg);
 

@@ -61,9 +61,10 @@ struct sq3_key {
 enum sq3_stmt {
 	S3_RUN_DEL, S3_RUN_PUT, S3_BLOCK_PUT, S3_JOB_PUT, S3_L0_STATS,
 	S3_BLOCK_DEL, S3_BLOCK_JOBS_DEL, S3_L1_KEY, S3_L0_OLD, S3_RANGE_L0,
-	S3_MIN, S3_MAX,
-	S3_QUERY,               /* + variant: 1 L0, 2 any part, 4 entity, 8 job */
-	S3_NSTMT = S3_QUERY + 16
+	S3_MIN, S3_MAX, S3_BLOCK_GET,
+	S3_QUERY,               /* + variant: 1 L0, 2 any part, 4 entity, 8 job,
+				 * 16 ids only */
+	S3_NSTMT = S3_QUERY + 32
 };
 
 static const char *const sq3_sql[S3_QUERY] = {
@@ -91,6 +92,7 @@ static const char *const sq3_sql[S3_QUERY] = {
 		"part = ?2",
 	[S3_MAX] = "SELECT MAX(t_min) FROM blocks WHERE layer = ?1 AND "
 		"part = ?2",
+	[S3_BLOCK_GET] = "SELECT data FROM blocks WHERE id = ?1",
 };
 
 struct sq3_day {
@@ -1015,6 +1017,12 @@ struct sq3_cur {
 	bool l0;
 };
 
+/* A block a window reads later, one at a time (q->any_order). */
+struct sq3_later {
+	int64_t id;
+	bool l0;
+};
+
 struct sq3_win {
 	const struct bcn_store_query *q;
 	int64_t lo, hi;                 /* t in [lo, hi) */
@@ -1022,6 +1030,8 @@ struct sq3_win {
 	size_t ncur, cap;
 	struct sq3_cur **heap;
 	size_t nheap;
+	struct sq3_later *later;        /* q->any_order: blocks not opened */
+	size_t nlater, later_cap;
 	char ent[BCN_ENTITY_MAX];
 };
 
@@ -1096,6 +1106,32 @@ static void win_free(struct sq3_win *w)
 		bcn_block_close(w->cur[i].b);
 	w->ncur = 0;
 	w->nheap = 0;
+	w->nlater = 0;
+}
+
+/* Notes the ids of the blocks st returns, to be read one at a time. */
+static int win_later(struct sq_store *s, sqlite3 *db, struct sq3_win *w,
+		     sqlite3_stmt *st, bool l0)
+{
+	int src;
+
+	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
+		if (w->nlater == SQ3_OPEN_MAX)
+			return -BCN_EFULL;
+		if (w->nlater == w->later_cap) {
+			size_t nc = w->later_cap ? w->later_cap * 2 : 64;
+			struct sq3_later *nl = realloc(w->later,
+						       nc * sizeof(*nl));
+
+			if (!nl)
+				return -ENOMEM;
+			w->later = nl;
+			w->later_cap = nc;
+		}
+		w->later[w->nlater++] = (struct sq3_later){
+			sqlite3_column_int64(st, 0), l0 };
+	}
+	return src == SQLITE_DONE ? 0 : sq_fail(s, db, "listing the blocks", src);
 }
 
 /* Opens the blocks the statement st returns as cursors of w. */
@@ -1139,14 +1175,16 @@ static int win_add(struct sq_store *s, sqlite3 *db, struct sq3_win *w,
 }
 
 /* The SQL of the blocks of a window, by variant: + 1 level 0 (else 1),
- * + 2 any part, + 4 an entity, + 8 a job. Parameters: ?1 layer, ?2 lo,
- * ?3 hi, ?4 chunk start, ?5 entity, ?6 job, ?7 part. */
+ * + 2 any part, + 4 an entity, + 8 a job, + 16 their ids (else their
+ * data). Parameters: ?1 layer, ?2 lo, ?3 hi, ?4 chunk start, ?5 entity,
+ * ?6 job, ?7 part. */
 static void win_sql(int variant, char *sql, size_t len)
 {
 	bool l0 = variant & 1;
 
-	snprintf(sql, len, "SELECT data FROM blocks WHERE layer = ?1 AND "
+	snprintf(sql, len, "SELECT %s FROM blocks WHERE layer = ?1 AND "
 		 "t_min < ?3 AND t_max >= ?2 AND %s%s%s%s",
+		 variant & 16 ? "id" : "data",
 		 l0 ? "part = -1" : variant & 2 ? "part IN (0, 1, 2)" :
 		 "part = ?7", l0 ? "" : " AND t_min >= ?4",
 		 !l0 && (variant & 4) ? " AND entity = ?5" : "",
@@ -1160,7 +1198,8 @@ static int win_open(struct sq_store *s, struct sq_day *dd, struct sq3_win *w,
 {
 	const struct bcn_store_query *q = w->q;
 	int rc = 0, v = (q->part == BCN_STORE_PART_ANY ? 2 : 0) |
-		(q->entity ? 4 : 0) | (q->job ? 8 : 0);
+		(q->entity ? 4 : 0) | (q->job ? 8 : 0) |
+		(q->any_order ? 16 : 0);
 
 	for (int l0 = 1; l0 >= 0 && !rc; l0--) {
 		sqlite3_stmt *st = NULL;
@@ -1177,7 +1216,8 @@ static int win_open(struct sq_store *s, struct sq_day *dd, struct sq3_win *w,
 		if (q->job)
 			sqlite3_bind_int64(st, 6, u2i(q->job));
 		sqlite3_bind_int(st, 7, q->part);
-		rc = win_add(s, dd->db, w, st, l0);
+		rc = q->any_order ? win_later(s, dd->db, w, st, l0) :
+		     win_add(s, dd->db, w, st, l0);
 		sqlite3_reset(st);
 	}
 	return rc;
@@ -1280,9 +1320,56 @@ static int win_merge(struct sq3_win *w, bcn_store_record_fn *fn, void *arg)
 	return rc;
 }
 
-int sq3_query(struct sq_store *s, struct sq_day *dd,
-	      const struct bcn_store_query *q, bcn_store_record_fn *fn,
-	      void *arg)
+/* Opens the block of id as c (*found false when it is gone). */
+static int open_later(struct sq_store *s, struct sq_day *dd,
+		      const struct sq3_later *l, struct sq3_cur *c)
+{
+	sqlite3_stmt *st;
+	int rc = stmt(s, dd, S3_BLOCK_GET, &st), src;
+
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, l->id);
+	src = sqlite3_step(st);
+	if (src == SQLITE_ROW) {
+		const void *blob = sqlite3_column_blob(st, 0);
+		int len = sqlite3_column_bytes(st, 0);
+
+		c->l0 = l->l0;
+		rc = blob && len > 0 ?
+		     bcn_block_open(blob, (size_t)len, &sq3_lim, &c->b) :
+		     -BCN_ECORRUPT;
+	} else {                        /* one transaction: never gone */
+		rc = src == SQLITE_DONE ? -BCN_ECORRUPT :
+		     sq_fail(s, dd->db, "reading a block", src);
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* Hands the window's records to fn block after block (q->any_order): no
+ * merge, one block in memory at a time, and fn may query the store. */
+static int win_drain(struct sq_store *s, struct sq_day *dd, struct sq3_win *w,
+		     bcn_store_record_fn *fn, void *arg)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < w->nlater && !rc; i++) {
+		struct sq3_cur c = { .b = NULL };
+
+		if ((rc = open_later(s, dd, &w->later[i], &c)))
+			break;
+		while ((rc = cur_next(w, &c)) == 1)
+			if ((rc = fn(arg, &c.rec)))
+				break;
+		bcn_block_close(c.b);
+	}
+	return rc;
+}
+
+static int query_day(struct sq_store *s, struct sq_day *dd,
+		     const struct bcn_store_query *q, bcn_store_record_fn *fn,
+		     void *arg)
 {
 	const int64_t day_ns = BCN_STORE_DAY_NS;
 	int64_t chunk = dd->v3->chunk, d0, d1, lo, hi, cs;
@@ -1301,7 +1388,8 @@ int sq3_query(struct sq_store *s, struct sq_day *dd,
 		w.hi = hi - cs > chunk ? cs + chunk : hi;
 		rc = win_open(s, dd, &w, cs);
 		if (!rc)
-			rc = win_merge(&w, fn, arg);
+			rc = q->any_order ? win_drain(s, dd, &w, fn, arg) :
+			     win_merge(&w, fn, arg);
 		if (rc == -BCN_ECORRUPT)
 			BCN_ERR("store %s: a damaged block in %s",
 				s->base.cfg.dir, sqlite3_db_filename(dd->db, NULL));
@@ -1309,5 +1397,27 @@ int sq3_query(struct sq_store *s, struct sq_day *dd,
 	}
 	free(w.cur);
 	free(w.heap);
+	free(w.later);
+	return rc;
+}
+
+/* The query in one read transaction (when none is open): its L0 and L1
+ * statements and the blocks it reads later see one state of the file,
+ * whatever a writer in another process compacts meanwhile. */
+int sq3_query(struct sq_store *s, struct sq_day *dd,
+	      const struct bcn_store_query *q, bcn_store_record_fn *fn,
+	      void *arg)
+{
+	bool tx = sqlite3_get_autocommit(dd->db);
+	int rc, src;
+
+	if (tx && (src = sq_run_sql(dd->db, "BEGIN", NULL)) != SQLITE_OK)
+		return sq_fail(s, dd->db, "starting a read", src);
+	rc = query_day(s, dd, q, fn, arg);
+	if (tx && (src = sq_run_sql(dd->db, "COMMIT", NULL)) != SQLITE_OK) {
+		sq_run_sql(dd->db, "ROLLBACK", NULL);
+		if (!rc)
+			rc = sq_fail(s, dd->db, "ending a read", src);
+	}
 	return rc;
 }

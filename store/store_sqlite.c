@@ -942,8 +942,12 @@ static int count_day(struct sq_store *s, struct sq_day *dd,
 	sqlite3_stmt *st;
 	int rc, src;
 
-	if (dd->schema == SQ3_SCHEMA_VERSION)
-		return sq3_query(s, dd, q, count3_rec, count);
+	if (dd->schema == SQ3_SCHEMA_VERSION) {
+		struct bcn_store_query any = *q;
+
+		any.any_order = true;   /* a count needs no order */
+		return sq3_query(s, dd, &any, count3_rec, count);
+	}
 
 	rc = bind_query(s, dd, SQ_COUNT, q, &st);
 	if (rc)

@@ -6,6 +6,9 @@
 # 25 times, and started again where it was (the batch in flight appended
 # again). Then every confirmed record must be in the store exactly once,
 # and nothing else but the records of the batch in flight at the end.
+# Last, a reader in another process scans while a writer appends and
+# compacts: no scan may see a record twice or lose one an earlier scan
+# saw (a scan reads one state of a day file).
 set -euo pipefail
 : "${BCN_BUILD:?}"
 TOOL=$BCN_BUILD/tests/store_crasher
@@ -41,4 +44,13 @@ kill -9 "$pid"; wait "$pid" 2>/dev/null || true
 last=$(awk '$1 == "ok" { n = $2 } END { print n }' "$T/out")
 [ "$last" -gt "$confirmed" ] || fail "no progress after the crashes"
 "$TOOL" check "$T/store" "$last" || fail "check after more batches"
+# a reader beside a writer that appends and compacts
+"$TOOL" write "$T/store" "$((last + 1))" "$((last + 400))" > "$T/out" 2> "$T/err" &
+pid=$!
+"$TOOL" read "$T/store" 150 "$((last + 1))" > "$T/rout" || { kill -9 "$pid"; fail "reader"; }
+kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
+[ -s "$T/err" ] && { cat "$T/err" >&2; fail "writer error beside the reader"; }
+after=$(awk '$1 == "ok" { n = $2 } END { print n }' "$T/out")
+[ "${after:-0}" -gt "$last" ] || fail "the writer made no progress beside the reader"
+cat "$T/rout"
 echo "ok"

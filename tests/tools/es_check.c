@@ -166,7 +166,7 @@ static int versions(struct bcn_es_http *h, const char *pattern, size_t *n,
 static uint64_t count_client(struct bcn_store *s)
 {
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-				     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
+				     INT64_MAX, 0, BCN_STORE_PART_TOTAL, false };
 	uint64_t n = UINT64_MAX;
 
 	if (bcn_store_count(s, &q, &n))
@@ -185,7 +185,7 @@ static int call_inside(void *arg, const struct bcn_record *r)
 {
 	struct reenter *x = arg;
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-				     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
+				     INT64_MAX, 0, BCN_STORE_PART_TOTAL, false };
 	struct bcn_store_item it = { r, 99, 0, 0 };
 	uint64_t n;
 
@@ -304,7 +304,7 @@ static int check_retry(const char *url, const char *prefix)
 			   n, vmin, vmax, NREC + 1);
 	if (!rc) {
 		struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-					     INT64_MAX, 0, BCN_STORE_PART_TOTAL };
+					     INT64_MAX, 0, BCN_STORE_PART_TOTAL, false };
 		struct reenter x = { s, { 0, 0, 0 } };
 
 		if (bcn_store_scan(s, &q, call_inside, &x) != 1 ||
@@ -552,7 +552,7 @@ static int one_bucket(void *arg, const struct bcn_store_bucket *b)
 static uint64_t part_sum(struct bcn_store *s, int layer, int part, uint64_t job)
 {
 	struct bcn_store_query q = { layer, NULL, job, BASE, BASE + DAY, 0,
-				     part };
+				     part, false };
 	struct bcn_store_bucket b = { 0 };
 
 	if (bcn_store_sum(s, &q, DAY, one_bucket, &b))
@@ -728,7 +728,7 @@ static int check_layer(struct bcn_store *s, int layer,
 		       const struct bcn_store_item *all, size_t n)
 {
 	struct bcn_store_query q = { layer, NULL, 0, BASE, BASE + 2 * DAY, 0,
-				     BCN_STORE_PART_ANY };
+				     BCN_STORE_PART_ANY, false };
 	struct bcn_buf got, want;
 	int rc;
 
@@ -757,11 +757,11 @@ static int check_filters(struct bcn_store *s, const struct bcn_store_item *all,
 			 size_t n)
 {
 	struct bcn_store_query qe = { BCN_LAYER_OST, "fs-OST0001", 0, BASE,
-				      BASE + 2 * DAY, 0, BCN_STORE_PART_ANY };
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_ANY, false };
 	struct bcn_store_query qj = { BCN_LAYER_OST, NULL, 11, BASE,
-				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL };
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL, false };
 	struct bcn_store_query qt = { BCN_LAYER_OST, NULL, 0, BASE,
-				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL };
+				      BASE + 2 * DAY, 0, BCN_STORE_PART_TOTAL, false };
 	uint64_t ne = 0, nj = 0, bytes = 0, ce, cj;
 	struct bcn_store_bucket b = { 0 };
 	char entity[BCN_ENTITY_MAX];

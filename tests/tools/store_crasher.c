@@ -1,10 +1,17 @@
 /* Helper of tests/integration/store_crash.sh: a writer of the embedded
  * store to be killed with SIGKILL at any moment, and the check after.
  *
- *   store_crasher write DIR FIRST   appends batches FIRST, FIRST+1, ...
- *       forever (FIRST - 1 again first: a retried batch), printing
+ *   store_crasher write DIR FIRST [LAST]   appends batches FIRST,
+ *       FIRST+1, ... forever or up to LAST (FIRST - 1 again first: a
+ *       retried batch), printing
  *       "ok B" once append returned 0 for batch B, and flushing (a
  *       compaction of everything) after every 5th batch
+ *   store_crasher read DIR ROUNDS [FROM]
+ *       scans the store (from batch FROM's time on, where a writer
+ *       appends and compacts) ROUNDS times (in order and
+ *       in any order, by turns): no scan may see a record twice or one
+ *       no batch holds, nor fewer records than the scan before; prints
+ *       the rounds and the last count; exit 1 otherwise
  *   store_crasher check DIR CONFIRMED
  *       checks that every record of batches 0..CONFIRMED is stored once
  *       and nothing else is, but the batch after it (in flight when the
@@ -67,7 +74,7 @@ static struct bcn_store *open_dir(const char *dir)
 	return s;
 }
 
-static int writer(const char *dir, uint64_t first)
+static int writer(const char *dir, uint64_t first, uint64_t last)
 {
 	static struct bcn_record r[BATCH];
 	static struct bcn_store_item it[BATCH];
@@ -76,7 +83,7 @@ static int writer(const char *dir, uint64_t first)
 
 	if (!s)
 		return 1;
-	for (uint64_t b = first ? first - 1 : 0;; b++) {
+	for (uint64_t b = first ? first - 1 : 0; b <= last; b++) {
 		make_batch(b, r, it);
 		rc = bcn_store_append(s, it, BATCH);
 		if (rc == -EBUSY)
@@ -94,6 +101,8 @@ static int writer(const char *dir, uint64_t first)
 			return 1;
 		}
 	}
+	bcn_store_close(s);
+	return 0;
 }
 
 struct seen {
@@ -115,7 +124,7 @@ static int note(void *arg, const struct bcn_record *r)
 static int check(const char *dir, uint64_t confirmed)
 {
 	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
-				     INT64_MAX, 0, BCN_STORE_PART_ANY };
+				     INT64_MAX, 0, BCN_STORE_PART_ANY, false };
 	struct bcn_store *s = open_dir(dir);
 	struct seen x = { NULL, (confirmed + 2) * BATCH, 0 };
 	uint64_t missing = 0, twice = 0, total = 0, extra = 0;
@@ -145,13 +154,65 @@ static int check(const char *dir, uint64_t confirmed)
 	return missing || twice || x.bad ? 1 : 0;
 }
 
+#define READ_FILES_MAX (1u << 24)       /* file numbers a reader tracks */
+
+static int reader(const char *dir, uint64_t rounds, uint64_t from)
+{
+	struct bcn_store_query q = { BCN_LAYER_CLIENT, NULL, 0, INT64_MIN,
+				     INT64_MAX, 0, BCN_STORE_PART_ANY, false };
+	struct bcn_store *s = open_dir(dir);
+	struct seen x = { NULL, READ_FILES_MAX, 0 };
+	uint64_t before = 0, total = 0, twice = 0;
+	int rc = 0;
+
+	x.count = malloc(x.max);
+	if (!s || !x.count)
+		return 1;
+	q.from = BASE + (int64_t)from * STEP;
+	for (uint64_t k = 0; k < rounds && !rc; k++) {
+		memset(x.count, 0, x.max);
+		q.any_order = k % 2;
+		rc = bcn_store_scan(s, &q, note, &x);
+		total = twice = 0;
+		for (uint64_t i = 0; i < x.max; i++) {
+			total += x.count[i];
+			twice += x.count[i] > 1;
+		}
+		if (rc || twice || x.bad || total < before) {
+			fprintf(stderr, "store_crasher: read %" PRIu64 " (%s): %s, "
+				"%" PRIu64 " records (%" PRIu64 " before), %" PRIu64
+				" twice, %" PRIu64 " unknown\n", k,
+				q.any_order ? "any order" : "in order",
+				bcn_strerror(rc), total, before, twice, x.bad);
+			rc = 1;
+		}
+		before = total;
+	}
+	bcn_store_close(s);
+	free(x.count);
+	if (!rc)
+		printf("reads %" PRIu64 " records %" PRIu64 "\n", rounds, total);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	uint64_t n, last = UINT64_MAX;
 	char *end;
-	uint64_t n;
 
+	if (argc == 5 && (!strcmp(argv[1], "write") ||
+			  !strcmp(argv[1], "read"))) {
+		errno = 0;
+		last = strtoull(argv[4], &end, 10);
+		if (errno || *end || end == argv[4]) {
+			fprintf(stderr, "store_crasher: bad number '%s'\n",
+				argv[4]);
+			return 2;
+		}
+		argc--;
+	}
 	if (argc != 4) {
-		fprintf(stderr, "usage: store_crasher write|check DIR N\n");
+		fprintf(stderr, "usage: store_crasher write|read|check DIR N\n");
 		return 2;
 	}
 	errno = 0;
@@ -161,9 +222,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(argv[1], "write"))
-		return writer(argv[2], n);
+		return writer(argv[2], n, last);
 	if (!strcmp(argv[1], "check"))
 		return check(argv[2], n);
-	fprintf(stderr, "usage: store_crasher write|check DIR N\n");
+	if (!strcmp(argv[1], "read"))
+		return reader(argv[2], n, last == UINT64_MAX ? 0 : last);
+	fprintf(stderr, "usage: store_crasher write|read|check DIR N\n");
 	return 2;
 }

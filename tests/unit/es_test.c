@@ -131,7 +131,7 @@ static void test_index_names(void **state)
 static void test_query_indices(void **state)
 {
 	struct bcn_store_query q = { BCN_LAYER_OST, NULL, 0, BASE, BASE + 1, 0,
-				     BCN_STORE_PART_TOTAL };
+				     BCN_STORE_PART_TOTAL, false };
 	char out[BCN_ES_INDICES_MAX];
 
 	(void)state;
@@ -489,7 +489,7 @@ static void test_template(void **state)
 static void test_bodies(void **state)
 {
 	struct bcn_store_query q = { BCN_LAYER_OST, "t\"x", 4000000001u, -5,
-				     BASE, 7, BCN_STORE_PART_JOB };
+				     BASE, 7, BCN_STORE_PART_JOB, false };
 	json_t *v, *filter;
 	struct bcn_buf b;
 

@@ -534,7 +534,7 @@ static size_t check_scan(struct bcn_store *s, const struct batch *b,
 static struct bcn_store_query layer_query(int layer)
 {
 	struct bcn_store_query q = {
-		layer, NULL, 0, INT64_MIN, INT64_MAX, 0, BCN_STORE_PART_TOTAL
+		layer, NULL, 0, INT64_MIN, INT64_MAX, 0, BCN_STORE_PART_TOTAL, false
 	};
 
 	return q;
@@ -751,13 +751,13 @@ static void test_empty(void **state)
 	append_ok(f->s, b.items, b.n);
 	{
 		struct bcn_store_query miss[] = {
-			{ BCN_LAYER_MDS, NULL, 0, INT64_MIN, INT64_MAX, 0, 0 },
-			{ BCN_LAYER_OST, "lustre-OST0009", 0, INT64_MIN, INT64_MAX, 0, 0 },
-			{ BCN_LAYER_OST, NULL, 77, INT64_MIN, INT64_MAX, 0, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE + 10 * SEC, INT64_MAX, 0, 0 },
-			{ BCN_LAYER_OST, NULL, 0, INT64_MIN, BASE, 0, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE + 3 * SEC, BASE + 3 * SEC, 0, 0 },
-			{ BCN_LAYER_OST, NULL, 0, BASE - 5 * DAY, BASE - 4 * DAY, 0, 0 },
+			{ BCN_LAYER_MDS, NULL, 0, INT64_MIN, INT64_MAX, 0, 0, false },
+			{ BCN_LAYER_OST, "lustre-OST0009", 0, INT64_MIN, INT64_MAX, 0, 0, false },
+			{ BCN_LAYER_OST, NULL, 77, INT64_MIN, INT64_MAX, 0, 0, false },
+			{ BCN_LAYER_OST, NULL, 0, BASE + 10 * SEC, INT64_MAX, 0, 0, false },
+			{ BCN_LAYER_OST, NULL, 0, INT64_MIN, BASE, 0, 0, false },
+			{ BCN_LAYER_OST, NULL, 0, BASE + 3 * SEC, BASE + 3 * SEC, 0, 0, false },
+			{ BCN_LAYER_OST, NULL, 0, BASE - 5 * DAY, BASE - 4 * DAY, 0, 0, false },
 		};
 
 		for (size_t i = 0; i < NPOOL(miss); i++) {
