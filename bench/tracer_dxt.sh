@@ -21,18 +21,19 @@ CLIENTD=$BUILD/collectors/client/beacon-clientd
 BEACON=$BUILD/cli/beacon
 TRACE=$BUILD/lib/libbeacon_trace.so
 REPLAY=$BUILD/tests/dxtreplay
+RECODE=$BUILD/bench/recode_bench
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/bcn-dxt.XXXXXX")
 pid=
 trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
-for f in "$CLIENTD" "$BEACON" "$TRACE" "$REPLAY"; do
+for f in "$CLIENTD" "$BEACON" "$TRACE" "$REPLAY" "$RECODE"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "missing $f: build first" >&2; exit 1; }
 done
 
-run() {         # NAME FLUSH_MS: one replay, its frames in $T/NAME.bin
-	local name=$1 flush=$2 sock="@beacon-dxt-$$-$1"
+run() {         # NAME FLUSH_MS CODEC: one replay, its frames in $T/NAME.bin
+	local name=$1 flush=$2 codec=$3 sock="@beacon-dxt-$$-$1"
 	mkdir -p "$T/$name"
 	"$CLIENTD" --node cn0001 --output "$T/$name.bin" --tracer-socket "$sock" \
-		2> "$T/$name.log" &
+		--frame-codec "$codec" 2> "$T/$name.log" &
 	pid=$!
 	sleep 0.5
 	SLURM_JOB_ID=77 BEACON_TRACE_SOCKET=$sock BEACON_TRACE_FLUSH_MS=$flush \
@@ -43,8 +44,9 @@ run() {         # NAME FLUSH_MS: one replay, its frames in $T/NAME.bin
 	pid=
 	"$BEACON" decode "$T/$name.bin" > "$T/$name.jsonl"
 }
-run flush1s 1000
-run flush60s 60000
+run flush1s 1000 zstd
+run flush60s 60000 zstd
+run flush1s-columnar 1000 columnar
 
 /usr/bin/python3 - "$T" "$LIST" "$SPEED" <<'PY_EOF'
 import gzip, json, os, sys
@@ -53,7 +55,7 @@ rows = [l.split("\t") for l in open(lst).read().splitlines()[1:]]
 bare = "".join(f"{r[2]}\t{r[1]}\t{r[3]}\t{r[4]}\t{r[5]}\n" for r in rows)
 gz = len(gzip.compress(bare.encode(), 9))
 n = len(rows)
-for name in ("flush1s", "flush60s"):
+for name in ("flush1s", "flush60s", "flush1s-columnar"):
     replayed = int(open(f"{t}/{name}.out").read().split()[1])
     assert replayed == n, (replayed, n)
     frames = os.path.getsize(f"{t}/{name}.bin")
@@ -65,7 +67,8 @@ for name in ("flush1s", "flush60s"):
             data_recs += 1
             data_ops += r["count"]
     print(json.dumps({"bench": "tracer_dxt", "trace": os.path.basename(lst),
-                      "flush": name, "speed": speed, "operations": n,
+                      "flush": name, "speed": speed,
+                      "codec": "columnar" if "columnar" in name else "zstd", "operations": n,
                       "traced_rw_ops": data_ops, "records": recs,
                       "rw_ops_per_record": round(data_ops / max(data_recs, 1), 2),
                       "frame_bytes": frames,
@@ -74,3 +77,8 @@ for name in ("flush1s", "flush60s"):
                       "darshan_dxt_bytes_per_op_issue": 10.6,
                       "target_bytes_per_op": 5}))
 PY_EOF
+# the same frames' records framed again with each codec, same cuts
+for name in flush1s flush60s; do
+	"$RECODE" "$T/$name.bin" "$(wc -l < "$LIST")" |
+		sed "s/^{/{\"flush\":\"$name\",/"
+done
