@@ -25,12 +25,12 @@ struct layout {
 	uint16_t nslots;
 	uint16_t first[FIELDS_MAX];
 	/* io only: the slots the predictors use, 0 when not io */
-	uint16_t pid, file, offset, size, count, stride;
+	uint16_t pid, fd, file, offset, size, count, stride, busy;
 };
 
 /* A direct-mapped table of the last value per key: the end of a
- * process's previous io record, or of a file's. Encoder and decoder
- * update theirs alike, so their predictions agree. */
+ * process's previous io record, or of a file's, or a descriptor's file.
+ * Encoder and decoder update theirs alike, so their predictions agree. */
 struct cache {
 	uint64_t key[CACHE_N], val[CACHE_N];
 	uint8_t used[CACHE_N];
@@ -38,7 +38,7 @@ struct cache {
 
 /* What both directions track while walking the records in order. */
 struct predict {
-	struct cache stream, file;
+	struct cache stream, file, fd;
 	uint64_t last_t;
 };
 
@@ -103,6 +103,8 @@ static int layouts(struct layout *lay)
 		l->size = slot_named(l, "size");
 		l->count = slot_named(l, "count");
 		l->stride = slot_named(l, "stride");
+		l->fd = slot_named(l, "fd");
+		l->busy = slot_named(l, "busy");
 	}
 	return 0;
 }
@@ -194,15 +196,23 @@ static uint64_t io_end(const struct layout *l, const uint64_t *v)
 	return v[l->offset] + (v[l->count] - 1) * stride + v[l->size];
 }
 
+static uint64_t fd_key(const struct layout *l, const uint64_t *v)
+{
+	return v[l->pid] * 0x100000001b3ull ^ v[l->fd];
+}
+
 /* Row values to column values (dir > 0) or back (dir < 0): slot 0 holds
  * the row's zigzag(t - t_prev); in columns an io record's holds
  * zigzag(t - end of the process's previous io record) (t_prev when there
- * is none), and its offset zigzag(offset - end of the file's previous
- * run) (0 when none). Arithmetic wraps, so every input maps back. */
+ * is none). An io record's file is stored as the difference to the file
+ * its process's descriptor last had (0: the same), its offset as
+ * zigzag(offset - end of the file's previous run) (0 when none) and its
+ * busy time as zigzag(busy - dur). Arithmetic wraps, so every input maps
+ * back. */
 static void transform(struct predict *pr, const struct layout *l,
 		      unsigned type, uint64_t *v, int dir)
 {
-	uint64_t t, pred;
+	uint64_t t, pred, key, fpred, file;
 
 	if (type != BCN_REC_IO) {
 		pr->last_t += (uint64_t)bcn_unzigzag(v[0]);
@@ -218,14 +228,25 @@ static void transform(struct predict *pr, const struct layout *l,
 	}
 	pr->last_t = t;
 	cache_put(&pr->stream, v[l->pid], t + v[1]);
-	pred = cache_get(&pr->file, v[l->file], 0);
+	key = fd_key(l, v);
+	fpred = cache_get(&pr->fd, key, 0);
+	if (dir < 0)
+		v[l->file] += fpred;
+	file = v[l->file];
+	cache_put(&pr->fd, key, file);
+	pred = cache_get(&pr->file, file, 0);
 	if (dir > 0) {
-		cache_put(&pr->file, v[l->file], io_end(l, v));
+		cache_put(&pr->file, file, io_end(l, v));
 		v[l->offset] = bcn_zigzag((int64_t)(v[l->offset] - pred));
+		v[l->file] = file - fpred;
 	} else {
 		v[l->offset] = pred + (uint64_t)bcn_unzigzag(v[l->offset]);
-		cache_put(&pr->file, v[l->file], io_end(l, v));
+		cache_put(&pr->file, file, io_end(l, v));
 	}
+	if (dir > 0)
+		v[l->busy] = bcn_zigzag((int64_t)(v[l->busy] - v[1]));
+	else
+		v[l->busy] = v[1] + (uint64_t)bcn_unzigzag(v[l->busy]);
 }
 
 /* ---- encoder ---- */
