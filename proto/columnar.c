@@ -360,7 +360,7 @@ static int col_write(struct col *c, unsigned type, unsigned slot,
 static int enc_split(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		     uint32_t count)
 {
-	struct row_src src = { recs, recs + rlen };
+	struct row_src src = { recs, rlen ? recs + rlen : recs };
 	uint64_t vals[BCN_COL_SLOTS_MAX], type;
 	uint8_t pres[BCN_COL_SLOTS_MAX];
 	int rc;

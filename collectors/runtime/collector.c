@@ -354,6 +354,12 @@ static void maybe_health(struct bcn_collector *c, int64_t now_mono)
 		cut_frame(c);
 }
 
+bool bcn_collector_last_sample(const struct bcn_collector *c)
+{
+	return stop_requested ||
+	       (c->cc->count && c->st.samples + 1 >= c->cc->count);
+}
+
 /* Takes one sample closing [t, t + dur) and sends its frames. */
 static void take_sample(struct bcn_collector *c,
 			const struct bcn_collector_ops *ops, void *state,

@@ -200,6 +200,11 @@ int bcn_collector_run(const struct bcn_program *p);
  * its next record. */
 int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r);
 
+/* Whether the sample being taken is the daemon's last (a stop was asked
+ * for, or the configured count of samples ends with it): sources that
+ * hold records back add them all now. */
+bool bcn_collector_last_sample(const struct bcn_collector *c);
+
 /* The effective configuration (node filled in). */
 const struct bcn_collector_conf *bcn_collector_conf(
 	const struct bcn_collector *c);
