@@ -4,13 +4,18 @@
 # reads and writes over 169 files, tests/data/PROVENANCE.md) replayed as
 # real pread/pwrite calls (tests/tools/dxtreplay) under libbeacon_trace.so
 # with the trace's timing sped up SPEED times, beacon-clientd writing its
-# frames to a file; once with the tracer's default 1 s flush and once with
-# a 60 s flush (what the 1 s flush costs in cut runs). One JSON object
-# per line: the frames' bytes per replayed operation, records and
-# operations per record, next to gzip -9 of the bare operation list with
-# start times (op, file, offset, length, start: the issue's reference,
-# about 9 bytes per operation) and Darshan DXT's own 10.6 (the issue's
-# measurement of its log on this trace).
+# frames to a file; with the tracer's default 1 s flush and with a 60 s
+# flush (what the 1 s flush costs in cut runs), both with the default
+# frame_codec zstd, and with the 1 s flush and frame_codec columnar. One
+# JSON object per line: the frames' bytes per replayed operation, records
+# and operations per record, next to gzip -9 of the bare operation list
+# with start times (op, file, offset, length, start: the issue's
+# reference, about 9 bytes per operation) and Darshan DXT's own 10.6 (the
+# issue's measurement of its log on this trace). Then bench/recode_bench
+# frames the records of the zstd runs again, with the same cuts, with each
+# codec (row zstd -1, row zlib 1 and 9, columnar raw, zstd -1..19, zlib
+# 9): bytes per operation, encode CPU per record, lossless yes/no, and
+# the columnar form's bytes per column.
 # usage: bench/tracer_dxt.sh BUILD_DIR [SPEED]
 set -euo pipefail
 BUILD=${1:?usage: tracer_dxt.sh BUILD_DIR [SPEED]}
