@@ -4,13 +4,18 @@
 # reads and writes over 169 files, tests/data/PROVENANCE.md) replayed as
 # real pread/pwrite calls (tests/tools/dxtreplay) under libbeacon_trace.so
 # with the trace's timing sped up SPEED times, beacon-clientd writing its
-# frames to a file; once with the tracer's default 1 s flush and once with
-# a 60 s flush (what the 1 s flush costs in cut runs). One JSON object
-# per line: the frames' bytes per replayed operation, records and
-# operations per record, next to gzip -9 of the bare operation list with
-# start times (op, file, offset, length, start: the issue's reference,
-# about 9 bytes per operation) and Darshan DXT's own 10.6 (the issue's
-# measurement of its log on this trace).
+# frames to a file; with the tracer's default 1 s flush and with a 60 s
+# flush (what the 1 s flush costs in cut runs), both with the default
+# frame_codec zstd, and with the 1 s flush and frame_codec columnar. One
+# JSON object per line: the frames' bytes per replayed operation, records
+# and operations per record, next to gzip -9 of the bare operation list
+# with start times (op, file, offset, length, start: the issue's
+# reference, about 9 bytes per operation) and Darshan DXT's own 10.6 (the
+# issue's measurement of its log on this trace). Then bench/recode_bench
+# frames the records of the zstd runs again, with the same cuts, with each
+# codec (row zstd -1, row zlib 1 and 9, columnar raw, zstd -1..19, zlib
+# 9): bytes per operation, encode CPU per record, lossless yes/no, and
+# the columnar form's bytes per column.
 # usage: bench/tracer_dxt.sh BUILD_DIR [SPEED]
 set -euo pipefail
 BUILD=${1:?usage: tracer_dxt.sh BUILD_DIR [SPEED]}
@@ -21,18 +26,19 @@ CLIENTD=$BUILD/collectors/client/beacon-clientd
 BEACON=$BUILD/cli/beacon
 TRACE=$BUILD/lib/libbeacon_trace.so
 REPLAY=$BUILD/tests/dxtreplay
+RECODE=$BUILD/bench/recode_bench
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/bcn-dxt.XXXXXX")
 pid=
 trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
-for f in "$CLIENTD" "$BEACON" "$TRACE" "$REPLAY"; do
+for f in "$CLIENTD" "$BEACON" "$TRACE" "$REPLAY" "$RECODE"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "missing $f: build first" >&2; exit 1; }
 done
 
-run() {         # NAME FLUSH_MS: one replay, its frames in $T/NAME.bin
-	local name=$1 flush=$2 sock="@beacon-dxt-$$-$1"
+run() {         # NAME FLUSH_MS CODEC: one replay, its frames in $T/NAME.bin
+	local name=$1 flush=$2 codec=$3 sock="@beacon-dxt-$$-$1"
 	mkdir -p "$T/$name"
 	"$CLIENTD" --node cn0001 --output "$T/$name.bin" --tracer-socket "$sock" \
-		2> "$T/$name.log" &
+		--frame-codec "$codec" 2> "$T/$name.log" &
 	pid=$!
 	sleep 0.5
 	SLURM_JOB_ID=77 BEACON_TRACE_SOCKET=$sock BEACON_TRACE_FLUSH_MS=$flush \
@@ -43,8 +49,9 @@ run() {         # NAME FLUSH_MS: one replay, its frames in $T/NAME.bin
 	pid=
 	"$BEACON" decode "$T/$name.bin" > "$T/$name.jsonl"
 }
-run flush1s 1000
-run flush60s 60000
+run flush1s 1000 zstd
+run flush60s 60000 zstd
+run flush1s-columnar 1000 columnar
 
 /usr/bin/python3 - "$T" "$LIST" "$SPEED" <<'PY_EOF'
 import gzip, json, os, sys
@@ -53,7 +60,7 @@ rows = [l.split("\t") for l in open(lst).read().splitlines()[1:]]
 bare = "".join(f"{r[2]}\t{r[1]}\t{r[3]}\t{r[4]}\t{r[5]}\n" for r in rows)
 gz = len(gzip.compress(bare.encode(), 9))
 n = len(rows)
-for name in ("flush1s", "flush60s"):
+for name in ("flush1s", "flush60s", "flush1s-columnar"):
     replayed = int(open(f"{t}/{name}.out").read().split()[1])
     assert replayed == n, (replayed, n)
     frames = os.path.getsize(f"{t}/{name}.bin")
@@ -65,7 +72,8 @@ for name in ("flush1s", "flush60s"):
             data_recs += 1
             data_ops += r["count"]
     print(json.dumps({"bench": "tracer_dxt", "trace": os.path.basename(lst),
-                      "flush": name, "speed": speed, "operations": n,
+                      "flush": name, "speed": speed,
+                      "codec": "columnar" if "columnar" in name else "zstd", "operations": n,
                       "traced_rw_ops": data_ops, "records": recs,
                       "rw_ops_per_record": round(data_ops / max(data_recs, 1), 2),
                       "frame_bytes": frames,
@@ -74,3 +82,8 @@ for name in ("flush1s", "flush60s"):
                       "darshan_dxt_bytes_per_op_issue": 10.6,
                       "target_bytes_per_op": 5}))
 PY_EOF
+# the same frames' records framed again with each codec, same cuts
+for name in flush1s flush60s; do
+	"$RECODE" "$T/$name.bin" "$(wc -l < "$LIST")" |
+		sed "s/^{/{\"flush\":\"$name\",/"
+done

@@ -251,7 +251,7 @@ static int decode_batch(struct bcn_flusher *f, redisReply *r, size_t *used,
 			k++;
 			continue;
 		}
-		held += 2 * (size_t)fr->hdr.raw_len;
+		held += 2 * fr->raw_len;
 		while (bcn_frame_next(fr, &rec) == 1) {
 			f->recs[nr] = rec;
 			f->items[nr].rec = &f->recs[nr];

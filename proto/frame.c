@@ -50,7 +50,7 @@ int bcn_frame_header_parse(const uint8_t *buf, size_t len,
 		return -BCN_EVERSION;
 	if (h->kind == 0 || h->kind >= BCN_FRAME_KIND_MAX ||
 	    (h->flags & ~(BCN_FRAME_F_ZLIB | BCN_FRAME_F_MAC |
-			  BCN_FRAME_F_ZSTD)) ||
+			  BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR)) ||
 	    (h->flags & BCN_FRAME_F_ZLIB && h->flags & BCN_FRAME_F_ZSTD) ||
 	    ((h->flags & BCN_FRAME_F_MAC) && h->version < 2))
 		return -BCN_EKIND;
@@ -73,6 +73,7 @@ void bcn_frame_free(struct bcn_frame *f)
 	free(f->strings);
 	free(f->str);
 	free(f->refd);
+	bcn_buf_free(&f->cols);
 	bcn_frame_init(f);
 }
 
@@ -107,8 +108,8 @@ static int open_zstd(struct bcn_frame *f, const uint8_t *pl, size_t plen)
 	return n == f->hdr.raw_len ? 0 : -BCN_ECORRUPT;
 }
 
-static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
-			const struct bcn_frame_limits *lim)
+static int open_compressed(struct bcn_frame *f, const uint8_t *pl,
+			   size_t plen, const struct bcn_frame_limits *lim)
 {
 	uLongf dlen = f->hdr.raw_len;
 	uLong slen = plen;
@@ -140,9 +141,51 @@ static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
 	return 0;
 }
 
+/* Turns a columnar payload in f->raw into the row form, which may be at
+ * most max_raw bytes, and for a compressed payload above the ratio floor
+ * at most max_ratio times the bytes sent. */
+static int open_columnar(struct bcn_frame *f, size_t plen,
+			 const struct bcn_frame_limits *lim)
+{
+	size_t max = lim->max_raw, cap;
+	uint8_t *t;
+	int rc;
+
+	if ((f->hdr.flags & (BCN_FRAME_F_ZLIB | BCN_FRAME_F_ZSTD)) &&
+	    lim->max_ratio && (uint64_t)plen * lim->max_ratio < max)
+		max = (uint64_t)plen * lim->max_ratio > BCN_FRAME_RATIO_FLOOR ?
+		      (size_t)plen * lim->max_ratio : BCN_FRAME_RATIO_FLOOR;
+	bcn_buf_reset(&f->cols);
+	f->cols.max = max;
+	rc = bcn_col_decode(f->raw, f->hdr.raw_len, f->hdr.count, &f->cols);
+	if (rc)
+		return rc == -ENOMEM ? rc : -BCN_ECORRUPT;
+	/* the rows become the payload; the columns' buffer is reused */
+	t = f->raw;
+	f->raw = f->cols.data;
+	f->cols.data = t;
+	f->raw_len = f->cols.len;
+	cap = f->raw_cap;
+	f->raw_cap = f->cols.cap;
+	f->cols.cap = cap;
+	f->cols.len = 0;
+	return 0;
+}
+
+static int open_payload(struct bcn_frame *f, const uint8_t *pl, size_t plen,
+			const struct bcn_frame_limits *lim)
+{
+	int rc = open_compressed(f, pl, plen, lim);
+
+	f->raw_len = f->hdr.raw_len;
+	if (rc || !(f->hdr.flags & BCN_FRAME_F_COLUMNAR))
+		return rc;
+	return open_columnar(f, plen, lim);
+}
+
 static int open_strings(struct bcn_frame *f, const struct bcn_frame_limits *lim)
 {
-	const uint8_t *p = f->raw, *end = f->raw + f->hdr.raw_len;
+	const uint8_t *p = f->raw, *end = f->raw + f->raw_len;
 	uint64_t n, len;
 	size_t used = 0;
 	int rc;
@@ -154,7 +197,7 @@ static int open_strings(struct bcn_frame *f, const struct bcn_frame_limits *lim)
 	rc = grow((void **)&f->str, &f->str_cap, n + 1, sizeof(*f->str));
 	if (!rc)    /* every entry needs its bytes and a NUL, bounded by raw */
 		rc = grow((void **)&f->strings, &f->strings_cap,
-			  f->hdr.raw_len + 1, 1);
+			  f->raw_len + 1, 1);
 	if (!rc)
 		rc = grow((void **)&f->refd, &f->refd_cap, n / 8 + 1, 1);
 	if (rc)
@@ -284,6 +327,7 @@ int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
 	if (rc)
 		return rc;
 	memcpy(f->raw, p, len);
+	f->raw_len = len;
 	return open_strings(f, lim);
 }
 

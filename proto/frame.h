@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "common/buf.h"
+#include "proto/columnar.h"
 #include "proto/record.h"
 
 /* Frames are written in version 2 and read in versions 1 and 2 (files,
@@ -43,6 +44,9 @@ enum bcn_frame_kind {
 #define BCN_FRAME_F_MAC 0x02            /* body ends with a frame MAC
 					 * (version 2, proto/seal.h) */
 #define BCN_FRAME_MAC_LEN 16
+#define BCN_FRAME_F_COLUMNAR 0x08       /* payload (after decompression)
+					 * is columnar (proto/columnar.h);
+					 * with ZLIB, ZSTD or neither */
 
 /* Status carried by an ACK frame. */
 enum bcn_ack_status {
@@ -88,8 +92,11 @@ struct bcn_frame {
 	char node[BCN_NODE_MAX + 1];
 	uint8_t ack_status;             /* ACK frames only */
 	uint8_t auth[BCN_AUTH_LEN];     /* handshake frames only */
-	uint8_t *raw;                   /* decompressed payload */
+	uint8_t *raw;                   /* decompressed payload, row form */
 	size_t raw_cap;
+	size_t raw_len;                 /* its length (the header's raw
+					 * length unless columnar) */
+	struct bcn_buf cols;            /* columnar payload before rows */
 	char *strings;                  /* NUL-terminated string table */
 	size_t strings_cap;
 	const char **str;               /* str[0] = "", str[i] = entry i */
@@ -168,6 +175,8 @@ struct bcn_frame_builder {
 	int level;                      /* zlib level, 0 stores uncompressed */
 	int zstd;                       /* zstd instead of zlib, at level */
 	void *zctx;                     /* zstd's compression context */
+	struct bcn_col_enc *cenc;       /* columnar payloads when set */
+	struct bcn_buf cbuf;            /* the columnar payload */
 };
 
 /* Prepares a builder whose frames respect lim; level is the zlib level
@@ -180,6 +189,11 @@ void bcn_frame_builder_free(struct bcn_frame_builder *b);
  * 19: smaller; about 4 times zlib level 1's speed at -1 for a little
  * less reduction) instead of zlib. Returns 0 or -ENOMEM. */
 int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level);
+
+/* Makes b write columnar payloads (frame flag BCN_FRAME_F_COLUMNAR,
+ * compressed as chosen; docs/protocol.md): the same records in fewer
+ * bytes, for log servers that read them. Returns 0 or -ENOMEM. */
+int bcn_frame_builder_columnar(struct bcn_frame_builder *b);
 
 /* Appends one record. Returns 0, -BCN_ERANGE for a record that fails
  * bcn_record_check, or -BCN_EFULL when the frame cannot take it (finish

@@ -32,6 +32,7 @@ int bcn_frame_builder_init(struct bcn_frame_builder *b,
 	bcn_buf_init(&b->recs, lim->max_raw);
 	bcn_buf_init(&b->strs, lim->max_raw);
 	bcn_buf_init(&b->zbuf, (size_t)lim->max_body + 64);
+	bcn_buf_init(&b->cbuf, lim->max_raw);
 	b->max_strings = lim->max_strings;
 	b->max_records = lim->max_records;
 	b->level = level;
@@ -51,9 +52,18 @@ int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
 	return 0;
 }
 
+int bcn_frame_builder_columnar(struct bcn_frame_builder *b)
+{
+	if (!b->cenc && !(b->cenc = bcn_col_enc_new()))
+		return -ENOMEM;
+	return 0;
+}
+
 void bcn_frame_builder_free(struct bcn_frame_builder *b)
 {
 	ZSTD_freeCCtx(b->zctx);
+	bcn_col_enc_free(b->cenc);
+	bcn_buf_free(&b->cbuf);
 	bcn_buf_free(&b->recs);
 	bcn_buf_free(&b->strs);
 	bcn_buf_free(&b->zbuf);
@@ -257,19 +267,17 @@ static void builder_reset(struct bcn_frame_builder *b)
 	b->last_t = 0;
 }
 
-/* The raw payload (count cnt of cl bytes, strings, records) as one zstd
- * frame (its content size in its header) into b->zbuf after head. */
+/* The np parts of the raw payload (raw bytes in all) as one zstd frame
+ * (its content size in its header) into b->zbuf after head. */
 static int build_zstd(struct bcn_frame_builder *b, size_t head,
-		      const uint8_t *cnt, size_t cl, size_t *plen)
+		      const uint8_t *const *parts, const size_t *lens, int np,
+		      size_t raw, size_t *plen)
 {
-	size_t raw = cl + b->strs.len + b->recs.len, bound, r;
+	size_t bound = ZSTD_compressBound(raw), r;
 	ZSTD_outBuffer out;
 	ZSTD_inBuffer in;
-	const uint8_t *parts[] = { cnt, b->strs.data, b->recs.data };
-	const size_t lens[] = { cl, b->strs.len, b->recs.len };
 	int rc;
 
-	bound = ZSTD_compressBound(raw);
 	rc = bcn_buf_reserve(&b->zbuf, head + bound);
 	if (rc)
 		return rc;
@@ -277,51 +285,34 @@ static int build_zstd(struct bcn_frame_builder *b, size_t head,
 	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(b->zctx, raw)))
 		return -EIO;
 	out = (ZSTD_outBuffer){ b->zbuf.data + head, bound, 0 };
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < np; i++) {
 		in = (ZSTD_inBuffer){ parts[i], lens[i], 0 };
 		do {
-			r = ZSTD_compressStream2(b->zctx, &out, &in, i == 2 ?
-						 ZSTD_e_end : ZSTD_e_continue);
+			r = ZSTD_compressStream2(b->zctx, &out, &in,
+						 i == np - 1 ? ZSTD_e_end :
+						 ZSTD_e_continue);
 			if (ZSTD_isError(r))
 				return -EIO;
-		} while (i == 2 ? r != 0 : in.pos < in.size);
+		} while (i == np - 1 ? r != 0 : in.pos < in.size);
 	}
 	*plen = out.pos;
 	b->zbuf.len = head + out.pos;
 	return 0;
 }
 
-/* Writes the raw payload (string count, strings, records) through zlib
- * or as is into b->zbuf, after room for the frame header and node. */
-static int build_payload(struct bcn_frame_builder *b, size_t head,
-			 size_t *plen, size_t *rawlen)
+/* The same through zlib at b->level. */
+static int build_zlib(struct bcn_frame_builder *b, size_t head,
+		      const uint8_t *const *parts, const size_t *lens, int np,
+		      size_t raw, size_t *plen)
 {
-	uint8_t cnt[BCN_VARINT_MAX];
-	size_t cl = bcn_varint_put(cnt, b->nstr);
-	size_t raw = cl + b->strs.len + b->recs.len;
 	z_stream zs;
+	size_t bound;
 	int rc;
 
-	*rawlen = raw;
-	bcn_buf_reset(&b->zbuf);
-	if (b->zstd)
-		return build_zstd(b, head, cnt, cl, plen);
-	if (b->level == 0) {
-		rc = bcn_buf_reserve(&b->zbuf, head + raw);
-		if (rc)
-			return rc;
-		b->zbuf.len = head;
-		bcn_buf_add(&b->zbuf, cnt, cl);
-		bcn_buf_add(&b->zbuf, b->strs.data, b->strs.len);
-		bcn_buf_add(&b->zbuf, b->recs.data, b->recs.len);
-		*plen = raw;
-		return 0;
-	}
 	memset(&zs, 0, sizeof(zs));
 	if (deflateInit(&zs, b->level) != Z_OK)
 		return -EIO;
-	size_t bound = deflateBound(&zs, raw);
-
+	bound = deflateBound(&zs, raw);
 	rc = bcn_buf_reserve(&b->zbuf, head + bound);
 	if (rc) {
 		deflateEnd(&zs);
@@ -329,14 +320,11 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	}
 	zs.next_out = b->zbuf.data + head;
 	zs.avail_out = (uInt)bound;
-	const uint8_t *parts[] = { cnt, b->strs.data, b->recs.data };
-	const size_t lens[] = { cl, b->strs.len, b->recs.len };
-
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < np; i++) {
 		zs.next_in = (Bytef *)(uintptr_t)parts[i];
 		zs.avail_in = (uInt)lens[i];
-		rc = deflate(&zs, i == 2 ? Z_FINISH : Z_NO_FLUSH);
-		if (rc == Z_STREAM_ERROR || (i == 2 && rc != Z_STREAM_END)) {
+		rc = deflate(&zs, i == np - 1 ? Z_FINISH : Z_NO_FLUSH);
+		if (rc == Z_STREAM_ERROR || (i == np - 1 && rc != Z_STREAM_END)) {
 			deflateEnd(&zs);
 			return -EIO;
 		}
@@ -344,6 +332,65 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	*plen = zs.total_out;
 	deflateEnd(&zs);
 	b->zbuf.len = head + *plen;
+	return 0;
+}
+
+/* Makes the columnar payload (string count and table, then the columns
+ * of the records) in b->cbuf. */
+static int build_columns(struct bcn_frame_builder *b, const uint8_t *cnt,
+			 size_t cl)
+{
+	int rc;
+
+	bcn_buf_reset(&b->cbuf);
+	rc = bcn_buf_add(&b->cbuf, cnt, cl);
+	if (!rc)
+		rc = bcn_buf_add(&b->cbuf, b->strs.data, b->strs.len);
+	if (!rc)
+		rc = bcn_col_encode(b->cenc, b->recs.data, b->recs.len, b->nrec,
+				    &b->cbuf);
+	return rc;
+}
+
+/* Writes the raw payload (string count, strings, records; or its
+ * columnar form) through zstd, zlib or as is into b->zbuf, after room for
+ * the frame header and node. */
+static int build_payload(struct bcn_frame_builder *b, size_t head,
+			 size_t *plen, size_t *rawlen, uint8_t *flags)
+{
+	uint8_t cnt[BCN_VARINT_MAX];
+	size_t cl = bcn_varint_put(cnt, b->nstr);
+	const uint8_t *parts[3] = { cnt, b->strs.data, b->recs.data };
+	size_t lens[3] = { cl, b->strs.len, b->recs.len };
+	int np = 3, rc;
+
+	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
+	/* columns that would not fit, or take more room than the rows (a
+	 * few records of many fields), give way to the rows */
+	rc = b->cenc ? build_columns(b, cnt, cl) : -BCN_EFULL;
+	if (rc && rc != -BCN_EFULL)
+		return rc;
+	if (!rc && b->cbuf.len <= lens[0] + lens[1] + lens[2]) {
+		parts[0] = b->cbuf.data;
+		lens[0] = b->cbuf.len;
+		np = 1;
+		*flags |= BCN_FRAME_F_COLUMNAR;
+	}
+	*rawlen = 0;
+	for (int i = 0; i < np; i++)
+		*rawlen += lens[i];
+	bcn_buf_reset(&b->zbuf);
+	if (b->zstd)
+		return build_zstd(b, head, parts, lens, np, *rawlen, plen);
+	if (b->level)
+		return build_zlib(b, head, parts, lens, np, *rawlen, plen);
+	rc = bcn_buf_reserve(&b->zbuf, head + *rawlen);
+	if (rc)
+		return rc;
+	b->zbuf.len = head;
+	for (int i = 0; i < np; i++)
+		bcn_buf_add(&b->zbuf, parts[i], lens[i]);
+	*plen = *rawlen;
 	return 0;
 }
 
@@ -378,19 +425,18 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 			     uint64_t seq, struct bcn_buf *out)
 {
 	size_t nl = strlen(node), plen, raw, head;
+	uint8_t flags;
 	int rc;
 
 	if (nl == 0 || nl > BCN_NODE_MAX)
 		return -EINVAL;
 	head = BCN_FRAME_HDR_LEN + nl;
-	rc = build_payload(b, head, &plen, &raw);
+	rc = build_payload(b, head, &plen, &raw, &flags);
 	if (rc)
 		return rc;
 	if (nl + plen > b->zbuf.max - 64)
 		return -BCN_EFULL;
-	put_header(b->zbuf.data, BCN_FRAME_DATA, b->zstd ? BCN_FRAME_F_ZSTD :
-		   b->level ? BCN_FRAME_F_ZLIB : 0,
-		   (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,
+	put_header(b->zbuf.data, BCN_FRAME_DATA, flags, (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,
 		   (uint32_t)raw);
 	memcpy(b->zbuf.data + BCN_FRAME_HDR_LEN, node, nl);
 	seal(b->zbuf.data, nl + plen);

@@ -96,6 +96,7 @@ static int clientd_sample(void *state, struct bcn_collector *c, int64_t t,
 		r = bcn_tsock_receive(d->tsock, c, true);
 		if (r && !rc)
 			rc = r;
+		bcn_tsock_release(d->tsock, c, bcn_collector_last_sample(c));
 		bcn_tsock_report(d->tsock, c);
 	}
 	if (d->have_lwfs) {
@@ -126,12 +127,13 @@ static void clientd_fini(void *state)
 			   " bad datagrams, %" PRIu64 " bad records; %" PRIu64
 			   " process streams ended, %" PRIu64 " of them with "
 			   "a thread's runs lost, %" PRIu64 " cut (the "
-			   "process gone without its end)",
+			   "process gone without its end); %" PRIu64 " runs "
+			   "joined to the run a flush cut",
 			   ts.datagrams, ts.records, ts.ops, ts.unattributed,
 			   ts.dropped_ops, ts.untraced, ts.lost_datagrams,
 			   ts.bad_datagrams, ts.bad_records,
 			   ts.streams_ended, ts.streams_partial,
-			   ts.streams_cut);
+			   ts.streams_cut, ts.joined);
 		bcn_tsock_close(d->tsock);
 		d->tsock = NULL;
 	}

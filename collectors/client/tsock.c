@@ -19,8 +19,23 @@
 #define CGROUP_MAX 8192                 /* bytes of /proc/PID/cgroup read */
 #define PROC_RECHECK_NS (INT64_C(60) * 1000000000)  /* cgroup re-read */
 
+#define HOLD_MAX 4                      /* io runs held back per process */
+
 /* Why a process is forgotten (proc_forget). */
 enum { FORGET_ENDED, FORGET_PARTIAL, FORGET_CUT, FORGET_EVICTED };
+
+/* An io run held back, in case the next datagram continues it (a run
+ * the tracer's flush cut): what an io record of the process says. */
+struct held {
+	int64_t t, dur;
+	uint64_t job, step;
+	int64_t rank;
+	uint64_t op;
+	int64_t fd;
+	uint64_t file, offset, size, count;
+	int64_t stride;
+	uint64_t busy;
+};
 
 /* What we know of one traced process. */
 struct proc {
@@ -35,6 +50,8 @@ struct proc {
 					 * (threads send out of order) */
 	uint64_t dropped, untraced;     /* the tracer's cumulative counts */
 	uint64_t hjob;                  /* the job its last header claimed */
+	struct held held[HOLD_MAX];     /* oldest first */
+	unsigned nheld;
 };
 
 struct bcn_tsock {
@@ -119,6 +136,9 @@ int bcn_tsock_fd(const struct bcn_tsock *s)
 	return s->fd;
 }
 
+static void release(struct bcn_tsock *s, struct bcn_collector *c,
+		    struct proc *p);
+
 /* ---- the process table ------------------------------------------------------ */
 
 static size_t slot_of(const struct bcn_tsock *s, uint64_t pid)
@@ -157,6 +177,7 @@ static void proc_forget(struct bcn_tsock *s, struct bcn_collector *c,
 	uint64_t gap = p->max_seq > p->got ? p->max_seq - p->got : 0;
 	struct bcn_record r;
 
+	release(s, c, &s->procs[i]);
 	s->lost_forgotten += gap;
 	if (gap || p->dropped || p->untraced || how != FORGET_ENDED) {
 		bcn_record_init(&r, BCN_REC_TRACE_LOSS);
@@ -241,12 +262,120 @@ static void proc_job(struct bcn_collector *c, struct proc *p, int64_t now)
 
 /* ---- datagrams ------------------------------------------------------------------ */
 
+/* Adds the io record of h to c. */
+static void emit(struct bcn_tsock *s, struct bcn_collector *c,
+		 uint64_t pid, const struct held *h)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_IO);
+	r.t = h->t;
+	r.dur = h->dur;
+	r.job = h->job;
+	r.u.io.step = h->step;
+	r.u.io.rank = h->rank;
+	r.u.io.pid = pid;
+	r.u.io.op = h->op;
+	r.u.io.fd = h->fd;
+	r.u.io.file = h->file;
+	r.u.io.offset = h->offset;
+	r.u.io.size = h->size;
+	r.u.io.count = h->count;
+	r.u.io.stride = h->stride;
+	r.u.io.busy = h->busy;
+	if (!r.job)
+		s->st.unattributed++;
+	if (bcn_collector_add(c, &r) == 0) {
+		s->st.records++;
+		s->st.ops += h->count;
+	}
+}
+
+/* Adds the runs p holds back to c. */
+static void release(struct bcn_tsock *s, struct bcn_collector *c,
+		    struct proc *p)
+{
+	for (unsigned i = 0; i < p->nheld; i++)
+		emit(s, c, p->pid, &p->held[i]);
+	p->nheld = 0;
+}
+
+/* Whether n continues h as one contiguous run (each operation starting
+ * where the one before ended) of the same call on the same descriptor
+ * and file, as the tracer would have made it without a flush in
+ * between; then h becomes the joined run. */
+static bool join(struct held *h, const struct held *n)
+{
+	uint64_t next, count, busy, end_h, end_n;
+
+	if (n->op != h->op || n->fd != h->fd || n->file != h->file ||
+	    n->size != h->size || n->job != h->job || n->step != h->step ||
+	    n->rank != h->rank || h->size == 0 || h->size > INT64_MAX ||
+	    (h->count > 1 && h->stride != (int64_t)h->size) ||
+	    (n->count > 1 && n->stride != (int64_t)n->size) ||
+	    __builtin_mul_overflow(h->count, h->size, &next) ||
+	    __builtin_add_overflow(h->offset, next, &next) ||
+	    next != n->offset ||
+	    __builtin_add_overflow(h->count, n->count, &count) ||
+	    __builtin_add_overflow(h->busy, n->busy, &busy))
+		return false;
+	end_h = (uint64_t)h->t + (uint64_t)h->dur;
+	end_n = (uint64_t)n->t + (uint64_t)n->dur;
+	if (n->t < h->t)
+		h->t = n->t;
+	h->dur = (int64_t)((end_n > end_h ? end_n : end_h) - (uint64_t)h->t);
+	h->count = count;
+	h->stride = (int64_t)h->size;
+	h->busy = busy;
+	return true;
+}
+
+/* Takes the read or write run n of process p: joined to a run held
+ * back that it continues, else held back itself (the oldest held run
+ * of the same descriptor and file, or the oldest of all when there is
+ * no room, goes out). */
+static void hold(struct bcn_tsock *s, struct bcn_collector *c,
+		 struct proc *p, const struct held *n)
+{
+	unsigned i;
+
+	for (i = 0; i < p->nheld; i++)
+		if (join(&p->held[i], n)) {
+			s->st.joined++;
+			return;
+		}
+	for (i = 0; i < p->nheld; i++)
+		if (p->held[i].fd == n->fd && p->held[i].file == n->file)
+			break;
+	if (i == p->nheld && p->nheld == HOLD_MAX)
+		i = 0;
+	if (i < p->nheld) {
+		emit(s, c, p->pid, &p->held[i]);
+		memmove(&p->held[i], &p->held[i + 1],
+			(p->nheld - i - 1) * sizeof(p->held[0]));
+		p->nheld--;
+	}
+	p->held[p->nheld++] = *n;
+}
+
+void bcn_tsock_release(struct bcn_tsock *s, struct bcn_collector *c,
+		       bool all)
+{
+	int64_t now = bcn_mono_ms() * 1000000;
+
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->procs[i].pid && s->procs[i].nheld &&
+		    (all || now - s->procs[i].heard >= BCN_TSOCK_HOLD_NS))
+			release(s, c, &s->procs[i]);
+}
+
 static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
-			const struct bcn_tmsg_hdr *h, const struct proc *p,
+			const struct bcn_tmsg_hdr *h, struct proc *p,
 			size_t len)
 {
 	struct bcn_tmsg_rec tr;
 	struct bcn_record r;
+	struct held n;
 	size_t off = BCN_TMSG_HDR_LEN;
 	uint32_t i;
 	int rc;
@@ -278,6 +407,16 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 		r.u.io.stride = tr.run.stride;
 		r.u.io.busy = tr.run.busy;
 		r.u.io.path = "";
+		if (!tr.path_len && (tr.run.op == BCN_IO_READ ||
+				     tr.run.op == BCN_IO_WRITE)) {
+			n = (struct held){ r.t, r.dur, r.job, r.u.io.step,
+					   r.u.io.rank, r.u.io.op, r.u.io.fd,
+					   r.u.io.file, r.u.io.offset,
+					   r.u.io.size, r.u.io.count,
+					   r.u.io.stride, r.u.io.busy };
+			hold(s, c, p, &n);
+			continue;
+		}
 		if (tr.path_len) {
 			memcpy(s->pathbuf, tr.path, tr.path_len);
 			s->pathbuf[tr.path_len] = '\0';

@@ -70,11 +70,18 @@ struct bcn_tsock_stats {
 	uint64_t streams_cut;           /* processes gone without an end:
 					 * their last records may be lost */
 	uint64_t loss_records;          /* trace_loss records added */
+	uint64_t joined;                /* runs joined to the run before them
+					 * (cut by a flush): records saved */
 };
 
 /* A process not heard for this long is looked for in /proc; gone
  * without its end datagram, its stream counts as cut. */
 #define BCN_TSOCK_GONE_NS (INT64_C(10) * 1000000000)
+
+/* Read and write runs are held back this long after their process was
+ * last heard, so that a run the tracer's flush cut is joined again with
+ * its continuation in the next datagram (docs/tracer.md). */
+#define BCN_TSOCK_HOLD_NS (INT64_C(2) * 1000000000)
 
 struct bcn_tsock;
 
@@ -99,6 +106,11 @@ int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 void bcn_tsock_report(struct bcn_tsock *s, struct bcn_collector *c);
 
 void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st);
+
+/* Adds the runs held back to c: of processes not heard for
+ * BCN_TSOCK_HOLD_NS, or all of them (the last sample). */
+void bcn_tsock_release(struct bcn_tsock *s, struct bcn_collector *c,
+		       bool all);
 
 /* Closes the socket (removing a path socket's file) and frees s. */
 void bcn_tsock_close(struct bcn_tsock *s);

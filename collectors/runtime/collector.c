@@ -30,6 +30,9 @@
  * MB/s, lz4 2.17 at 450 MB/s: the compressor was most of the daemon's
  * time per record. */
 #define ZSTD_LEVEL (-1)
+/* frame_codec columnar: chosen by bench/tracer_dxt.sh (the columns are
+ * small; higher levels gain little for their time) */
+#define COLUMNAR_ZSTD_LEVEL 3
 #define ZLIB_LEVEL 1                    /* frame_codec zlib: the fastest */
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
@@ -37,7 +40,8 @@
 #define CLOCK_STEP_NS NS_PER_SEC          /* wall clock jumps larger: resync */
 
 const char *const bcn_collector_log_dests[] = { "stderr", "syslog", NULL };
-const char *const bcn_collector_codecs[] = { "zstd", "zlib", NULL };
+const char *const bcn_collector_codecs[] = { "zstd", "zlib", "columnar",
+					      NULL };
 
 struct file_complaint {
 	uint64_t hash;                  /* of the path, 0: slot unused */
@@ -204,6 +208,11 @@ static int builder_reset(struct bcn_collector *c)
 	rc = bcn_frame_builder_init(&c->b, &lim, ZLIB_LEVEL);
 	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_ZSTD)
 		rc = bcn_frame_builder_zstd(&c->b, ZSTD_LEVEL);
+	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_COLUMNAR) {
+		rc = bcn_frame_builder_zstd(&c->b, COLUMNAR_ZSTD_LEVEL);
+		if (!rc)
+			rc = bcn_frame_builder_columnar(&c->b);
+	}
 	if (rc)
 		bcn_frame_builder_free(&c->b);
 	c->have_b = rc == 0;
@@ -343,6 +352,12 @@ static void maybe_health(struct bcn_collector *c, int64_t now_mono)
 	h->cpu_ns = c->st.sample_cpu_ns;
 	if (add_record(c, &r, &c->st.health) == 0)
 		cut_frame(c);
+}
+
+bool bcn_collector_last_sample(const struct bcn_collector *c)
+{
+	return stop_requested ||
+	       (c->cc->count && c->st.samples + 1 >= c->cc->count);
 }
 
 /* Takes one sample closing [t, t + dur) and sends its frames. */

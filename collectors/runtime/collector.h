@@ -52,8 +52,10 @@ struct bcn_collector_conf {
 extern const char *const bcn_collector_log_dests[];
 
 /* frame_codec words: "zstd" (the default), "zlib" (for log servers older
- * than the zstd frame flag, docs/protocol.md). */
-enum { BCN_COLLECTOR_CODEC_ZSTD, BCN_COLLECTOR_CODEC_ZLIB };
+ * than the zstd frame flag, docs/protocol.md), "columnar" (columnar
+ * payloads compressed with zstd, for log servers that read them). */
+enum { BCN_COLLECTOR_CODEC_ZSTD, BCN_COLLECTOR_CODEC_ZLIB,
+       BCN_COLLECTOR_CODEC_COLUMNAR };
 extern const char *const bcn_collector_codecs[];
 
 /* Configuration table entries for a struct bcn_collector_conf member m of
@@ -107,7 +109,9 @@ extern const char *const bcn_collector_codecs[];
 	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
 	  .words = bcn_collector_codecs, .def = "zstd", \
 	  .help = "Compress frames with zstd, or with zlib for log servers " \
-		  "that predate zstd frames." }, \
+		  "that predate zstd frames, or send columnar payloads " \
+		  "compressed with zstd (fewer bytes; log servers must " \
+		  "read them)." }, \
 	{ "health_interval", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.health_interval_ms), .min = 0, \
 	  .max = 86400000, .def = "60s", \
@@ -195,6 +199,11 @@ int bcn_collector_run(const struct bcn_program *p);
  * (rate-limited) here and the record dropped: a sampler may go on with
  * its next record. */
 int bcn_collector_add(struct bcn_collector *c, const struct bcn_record *r);
+
+/* Whether the sample being taken is the daemon's last (a stop was asked
+ * for, or the configured count of samples ends with it): sources that
+ * hold records back add them all now. */
+bool bcn_collector_last_sample(const struct bcn_collector *c);
 
 /* The effective configuration (node filled in). */
 const struct bcn_collector_conf *bcn_collector_conf(

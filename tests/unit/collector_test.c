@@ -245,22 +245,27 @@ static void test_loop_output(void **state)
 }
 
 /* Frames are zstd-compressed by default, zlib-compressed with
- * --frame-codec zlib (log servers older than zstd frames), with the same
- * records either way. */
+ * --frame-codec zlib (log servers older than zstd frames), columnar and
+ * zstd-compressed with --frame-codec columnar, with the same records
+ * each way. */
 static void test_loop_codec(void **state)
 {
 	static struct fake_conf conf;
 	static struct fake_state s;
-	static struct decoded d[2];
-	static const char *const codec[2] = { "zstd", "zlib" };
-	static const uint8_t flag[2] = { BCN_FRAME_F_ZSTD, BCN_FRAME_F_ZLIB };
+	static struct decoded d[3];
+	static const char *const codec[3] = { "zstd", "zlib", "columnar" };
+	static const uint8_t flag[3] = {
+		BCN_FRAME_F_ZSTD, BCN_FRAME_F_ZLIB,
+		BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR
+	};
 	char out[64];
 
 	(void)state;
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 3; k++) {
 		char *argv[] = { "fake", "--node", "oss07", "--count", "2",
 				 "--interval", "10ms", "--output", out,
 				 "--frame-codec", (char *)codec[k],
+				 "--per-sample", "50",
 				 "--log-level", "error", NULL };
 
 		temp_path(out, sizeof(out), "codec");
@@ -269,12 +274,15 @@ static void test_loop_codec(void **state)
 		unlink(out);
 		assert_int_equal(d[k].nframes, 2);
 		assert_int_equal(d[k].flags & (BCN_FRAME_F_ZSTD |
-					       BCN_FRAME_F_ZLIB), flag[k]);
+					       BCN_FRAME_F_ZLIB |
+					       BCN_FRAME_F_COLUMNAR), flag[k]);
 	}
-	assert_int_equal(d[0].nrecs, d[1].nrecs);
-	for (size_t i = 0; i < d[0].nrecs; i++) {
-		assert_int_equal(d[0].port[i], d[1].port[i]);
-		assert_int_equal(d[0].xmit[i], d[1].xmit[i]);
+	for (int k = 1; k < 3; k++) {
+		assert_int_equal(d[0].nrecs, d[k].nrecs);
+		for (size_t i = 0; i < d[0].nrecs; i++) {
+			assert_int_equal(d[0].port[i], d[k].port[i]);
+			assert_int_equal(d[0].xmit[i], d[k].xmit[i]);
+		}
 	}
 }
 

@@ -1,0 +1,618 @@
+/* Columnar DATA payloads (proto/columnar.h, docs/protocol.md "Columnar
+ * payloads"): the row form's records split into one column per (record
+ * type, value slot), with io times and offsets predicted per process and
+ * per file. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "proto/columnar.h"
+#include "proto/record.h"
+#include "proto/varint.h"
+
+#define BASE_SLOTS 3            /* t, dur, job */
+#define FIELDS_MAX 64           /* fields of one record type */
+#define DIST_SCALARS 7          /* count, sum, min, max, p50, p95, p99 */
+#define CACHE_BITS 10           /* predictor entries: 1024 per kind */
+#define CACHE_N (1u << CACHE_BITS)
+#define REC_BYTES_MAX (BCN_COL_SLOTS_MAX * BCN_VARINT_MAX)
+
+/* Where each field's values lie among a record type's slots. */
+struct layout {
+	const struct bcn_record_desc *d;
+	uint16_t nslots;
+	uint16_t first[FIELDS_MAX];
+	/* io only: the slots the predictors use, 0 when not io */
+	uint16_t pid, fd, file, offset, size, count, stride, busy;
+};
+
+/* A direct-mapped table of the last value per key: the end of a
+ * process's previous io record, or of a file's, or a descriptor's file.
+ * Encoder and decoder update theirs alike, so their predictions agree. */
+struct cache {
+	uint64_t key[CACHE_N], val[CACHE_N];
+	uint8_t used[CACHE_N];
+};
+
+/* What both directions track while walking the records in order. */
+struct predict {
+	struct cache stream, file, fd;
+	uint64_t last_t;
+};
+
+struct col {
+	uint64_t *v;
+	uint32_t n, cap;
+	size_t bytes;           /* encoded, for bcn_col_enc_stats */
+	uint8_t mode;
+};
+
+struct bcn_col_enc {
+	struct predict pr;
+	struct col cols[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX];
+	struct layout lay[BCN_REC_TYPE_MAX];
+	bool have_lay;
+};
+
+static unsigned field_slots(const struct bcn_field *f)
+{
+	switch (f->kind) {
+	case BCN_F_VEC:
+		return 1u + f->n;
+	case BCN_F_DIST:
+		return DIST_SCALARS + 1 + BCN_HIST_BUCKETS;
+	default:
+		return 1;
+	}
+}
+
+static uint16_t slot_named(const struct layout *l, const char *name)
+{
+	for (size_t i = 0; i < l->d->nfields; i++)
+		if (strcmp(l->d->fields[i].name, name) == 0)
+			return l->first[i];
+	return 0;
+}
+
+/* Fills the layout of every record type. Returns 0, or -BCN_ERANGE when a
+ * type has more slots or fields than the caps (a descriptor error). */
+static int layouts(struct layout *lay)
+{
+	memset(lay, 0, sizeof(*lay) * BCN_REC_TYPE_MAX);
+	for (unsigned t = 1; t < BCN_REC_TYPE_MAX; t++) {
+		struct layout *l = &lay[t];
+		unsigned s = BASE_SLOTS;
+
+		l->d = bcn_record_desc(t);
+		if (!l->d || l->d->nfields > FIELDS_MAX)
+			return -BCN_ERANGE;
+		for (size_t i = 0; i < l->d->nfields; i++) {
+			l->first[i] = (uint16_t)s;
+			s += field_slots(&l->d->fields[i]);
+		}
+		if (s > BCN_COL_SLOTS_MAX)
+			return -BCN_ERANGE;
+		l->nslots = (uint16_t)s;
+		if (t != BCN_REC_IO)
+			continue;
+		l->pid = slot_named(l, "pid");
+		l->file = slot_named(l, "file");
+		l->offset = slot_named(l, "offset");
+		l->size = slot_named(l, "size");
+		l->count = slot_named(l, "count");
+		l->stride = slot_named(l, "stride");
+		l->fd = slot_named(l, "fd");
+		l->busy = slot_named(l, "busy");
+	}
+	return 0;
+}
+
+/* Supplies the value of one slot: read from a row, or from a column. */
+typedef int slot_get_fn(void *ctx, unsigned type, unsigned slot, uint64_t *v);
+
+/* Walks the slots of one record of layout l in row order, getting each
+ * present value into vals and marking it in pres: vector elements are
+ * present only where their bitmask says so. Returns 0 or -BCN_ECORRUPT
+ * (a bitmask with bits beyond the vector, or get's error). */
+static int walk(const struct layout *l, unsigned type, slot_get_fn *get,
+		void *ctx, uint64_t *vals, uint8_t *pres)
+{
+	unsigned s;
+	int rc;
+
+	memset(pres, 0, l->nslots);
+	for (s = 0; s < BASE_SLOTS; s++) {
+		if ((rc = get(ctx, type, s, &vals[s])))
+			return rc;
+		pres[s] = 1;
+	}
+	for (size_t i = 0; i < l->d->nfields; i++) {
+		const struct bcn_field *f = &l->d->fields[i];
+		unsigned n = f->kind == BCN_F_VEC ? f->n : BCN_HIST_BUCKETS;
+
+		s = l->first[i];
+		if (f->kind == BCN_F_DIST) {
+			for (unsigned k = 0; k < DIST_SCALARS; k++, s++) {
+				if ((rc = get(ctx, type, s, &vals[s])))
+					return rc;
+				pres[s] = 1;
+			}
+		} else if (f->kind != BCN_F_VEC) {
+			if ((rc = get(ctx, type, s, &vals[s])))
+				return rc;
+			pres[s] = 1;
+			continue;
+		}
+		if ((rc = get(ctx, type, s, &vals[s])))
+			return rc;
+		pres[s] = 1;
+		if (n < 64 && (vals[s] >> n))
+			return -BCN_ECORRUPT;
+		for (unsigned k = 0; k < n; k++) {
+			if (!(vals[s] & (1ull << k)))
+				continue;
+			if ((rc = get(ctx, type, s + 1 + k, &vals[s + 1 + k])))
+				return rc;
+			pres[s + 1 + k] = 1;
+		}
+	}
+	return 0;
+}
+
+static unsigned cache_at(uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ull) >> (64 - CACHE_BITS));
+}
+
+static uint64_t cache_get(const struct cache *c, uint64_t key, uint64_t miss)
+{
+	unsigned i = cache_at(key);
+
+	return c->used[i] && c->key[i] == key ? c->val[i] : miss;
+}
+
+static void cache_put(struct cache *c, uint64_t key, uint64_t val)
+{
+	unsigned i = cache_at(key);
+
+	c->used[i] = 1;
+	c->key[i] = key;
+	c->val[i] = val;
+}
+
+static void predict_reset(struct predict *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+}
+
+/* Where the next operation of an io record's file is expected: just
+ * after the last operation of its run. */
+static uint64_t io_end(const struct layout *l, const uint64_t *v)
+{
+	uint64_t stride = (uint64_t)bcn_unzigzag(v[l->stride]);
+
+	return v[l->offset] + (v[l->count] - 1) * stride + v[l->size];
+}
+
+static uint64_t fd_key(const struct layout *l, const uint64_t *v)
+{
+	return v[l->pid] * 0x100000001b3ull ^ v[l->fd];
+}
+
+/* Row values to column values (dir > 0) or back (dir < 0): slot 0 holds
+ * the row's zigzag(t - t_prev); in columns an io record's holds
+ * zigzag(t - end of the process's previous io record) (t_prev when there
+ * is none). An io record's file is stored as the difference to the file
+ * its process's descriptor last had (0: the same), its offset as
+ * zigzag(offset - end of the file's previous run) (0 when none) and its
+ * busy time as zigzag(busy - dur). Arithmetic wraps, so every input maps
+ * back. */
+static void transform(struct predict *pr, const struct layout *l,
+		      unsigned type, uint64_t *v, int dir)
+{
+	uint64_t t, pred, key, fpred, file;
+
+	if (type != BCN_REC_IO) {
+		pr->last_t += (uint64_t)bcn_unzigzag(v[0]);
+		return;
+	}
+	pred = cache_get(&pr->stream, v[l->pid], pr->last_t);
+	if (dir > 0) {
+		t = pr->last_t + (uint64_t)bcn_unzigzag(v[0]);
+		v[0] = bcn_zigzag((int64_t)(t - pred));
+	} else {
+		t = pred + (uint64_t)bcn_unzigzag(v[0]);
+		v[0] = bcn_zigzag((int64_t)(t - pr->last_t));
+	}
+	pr->last_t = t;
+	cache_put(&pr->stream, v[l->pid], t + v[1]);
+	key = fd_key(l, v);
+	fpred = cache_get(&pr->fd, key, 0);
+	if (dir < 0)
+		v[l->file] += fpred;
+	file = v[l->file];
+	cache_put(&pr->fd, key, file);
+	pred = cache_get(&pr->file, file, 0);
+	if (dir > 0) {
+		cache_put(&pr->file, file, io_end(l, v));
+		v[l->offset] = bcn_zigzag((int64_t)(v[l->offset] - pred));
+		v[l->file] = file - fpred;
+	} else {
+		v[l->offset] = pred + (uint64_t)bcn_unzigzag(v[l->offset]);
+		cache_put(&pr->file, file, io_end(l, v));
+	}
+	if (dir > 0)
+		v[l->busy] = bcn_zigzag((int64_t)(v[l->busy] - v[1]));
+	else
+		v[l->busy] = v[1] + (uint64_t)bcn_unzigzag(v[l->busy]);
+}
+
+/* ---- encoder ---- */
+
+struct bcn_col_enc *bcn_col_enc_new(void)
+{
+	return calloc(1, sizeof(struct bcn_col_enc));
+}
+
+void bcn_col_enc_free(struct bcn_col_enc *e)
+{
+	if (!e)
+		return;
+	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
+		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
+			free(e->cols[t][s].v);
+	free(e);
+}
+
+static int col_push(struct col *c, uint64_t v)
+{
+	if (c->n == c->cap) {
+		uint32_t ncap = c->cap ? c->cap * 2 : 64;
+		uint64_t *nv = realloc(c->v, ncap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = ncap;
+	}
+	c->v[c->n++] = v;
+	return 0;
+}
+
+struct row_src {
+	const uint8_t *p, *end;
+};
+
+static int row_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
+{
+	struct row_src *r = ctx;
+
+	(void)type;
+	(void)slot;
+	return bcn_varint_get(&r->p, r->end, v) ? -BCN_ECORRUPT : 0;
+}
+
+static size_t varint_len(uint64_t v)
+{
+	size_t n = 1;
+
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+/* Chooses the shortest mode for c and returns its payload length. */
+static size_t col_choose(struct col *c)
+{
+	size_t plain = 0, delta = 0;
+	uint64_t prev = 0;
+	bool same = true;
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		plain += varint_len(c->v[i]);
+		delta += varint_len(bcn_zigzag((int64_t)(c->v[i] - prev)));
+		prev = c->v[i];
+		same = same && c->v[i] == c->v[0];
+	}
+	if (same) {
+		c->mode = BCN_COL_CONST;
+		return varint_len(c->v[0]);
+	}
+	c->mode = delta < plain ? BCN_COL_DELTA : BCN_COL_PLAIN;
+	return c->mode == BCN_COL_DELTA ? delta : plain;
+}
+
+static int col_write(struct col *c, unsigned type, unsigned slot,
+		     struct bcn_buf *out)
+{
+	uint8_t h[4 * BCN_VARINT_MAX + 1], *p;
+	size_t len = col_choose(c), hl = 0;
+	uint64_t prev = 0;
+	int rc;
+
+	hl += bcn_varint_put(h + hl, type);
+	hl += bcn_varint_put(h + hl, slot);
+	hl += bcn_varint_put(h + hl, c->n);
+	h[hl++] = c->mode;
+	hl += bcn_varint_put(h + hl, len);
+	c->bytes = hl + len;
+	rc = bcn_buf_reserve(out, hl + len);
+	if (rc)
+		return rc;
+	bcn_buf_add(out, h, hl);
+	p = out->data + out->len;
+	if (c->mode == BCN_COL_CONST)
+		p += bcn_varint_put(p, c->v[0]);
+	for (uint32_t i = 0; c->mode != BCN_COL_CONST && i < c->n; i++) {
+		p += bcn_varint_put(p, c->mode == BCN_COL_PLAIN ? c->v[i] :
+				    bcn_zigzag((int64_t)(c->v[i] - prev)));
+		prev = c->v[i];
+	}
+	out->len += len;
+	return 0;
+}
+
+/* Splits the count records of recs into e's columns. */
+static int enc_split(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
+		     uint32_t count)
+{
+	struct row_src src = { recs, rlen ? recs + rlen : recs };
+	uint64_t vals[BCN_COL_SLOTS_MAX], type;
+	uint8_t pres[BCN_COL_SLOTS_MAX];
+	int rc;
+
+	for (uint32_t k = 0; k < count; k++) {
+		if (bcn_varint_get(&src.p, src.end, &type) || type == 0 ||
+		    type >= BCN_REC_TYPE_MAX)
+			return -BCN_ECORRUPT;
+		const struct layout *l = &e->lay[type];
+
+		rc = walk(l, (unsigned)type, row_get, &src, vals, pres);
+		if (rc)
+			return rc;
+		transform(&e->pr, l, (unsigned)type, vals, 1);
+		rc = col_push(&e->cols[0][0], type);
+		for (unsigned s = 0; !rc && s < l->nslots; s++)
+			if (pres[s])
+				rc = col_push(&e->cols[type][s], vals[s]);
+		if (rc)
+			return rc;
+	}
+	return src.p == src.end ? 0 : -BCN_ECORRUPT;
+}
+
+int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
+		   uint32_t count, struct bcn_buf *out)
+{
+	uint8_t h[BCN_VARINT_MAX];
+	uint32_t ncols = 0;
+	int rc;
+
+	if (!e->have_lay) {
+		rc = layouts(e->lay);
+		if (rc)
+			return rc;
+		e->have_lay = true;
+	}
+	predict_reset(&e->pr);
+	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
+		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
+			e->cols[t][s].n = 0;
+			e->cols[t][s].bytes = 0;
+		}
+	rc = enc_split(e, recs, rlen, count);
+	if (rc)
+		return rc;
+	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
+		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
+			ncols += e->cols[t][s].n > 0;
+	rc = bcn_buf_add(out, h, bcn_varint_put(h, ncols));
+	for (unsigned t = 0; !rc && t < BCN_REC_TYPE_MAX; t++)
+		for (unsigned s = 0; !rc && s < BCN_COL_SLOTS_MAX; s++)
+			if (e->cols[t][s].n)
+				rc = col_write(&e->cols[t][s], t, s, out);
+	return rc;
+}
+
+static const char *slot_name(const struct layout *l, unsigned slot)
+{
+	static const char *const base[BASE_SLOTS] = { "t", "dur", "job" };
+	const char *name = "?";
+
+	if (slot < BASE_SLOTS)
+		return base[slot];
+	for (size_t i = 0; i < l->d->nfields; i++)
+		if (l->first[i] <= slot)
+			name = l->d->fields[i].name;
+	return name;
+}
+
+void bcn_col_enc_stats(const struct bcn_col_enc *e, bcn_col_stat_fn *fn,
+		       void *arg)
+{
+	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
+		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
+			const struct col *c = &e->cols[t][s];
+
+			if (c->n)
+				fn(arg, t, t ? slot_name(&e->lay[t], s) : "type",
+				   c->n, c->bytes, c->mode);
+		}
+}
+
+/* ---- decoder ---- */
+
+struct cursor {
+	const uint8_t *p, *end;
+	uint32_t left;
+	uint8_t mode;
+	uint64_t val;           /* the constant, or the previous value */
+};
+
+struct dec {
+	struct predict pr;
+	struct layout lay[BCN_REC_TYPE_MAX];
+	uint16_t idx[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX]; /* cursor + 1 */
+	struct cursor *cur;
+	uint32_t ncur;
+};
+
+static int col_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
+{
+	struct dec *d = ctx;
+	struct cursor *c;
+	uint64_t x;
+
+	if (!d->idx[type][slot])
+		return -BCN_ECORRUPT;
+	c = &d->cur[d->idx[type][slot] - 1];
+	if (c->left == 0)
+		return -BCN_ECORRUPT;
+	c->left--;
+	if (c->mode == BCN_COL_CONST) {
+		*v = c->val;
+		return 0;
+	}
+	if (bcn_varint_get(&c->p, c->end, &x))
+		return -BCN_ECORRUPT;
+	if (c->mode == BCN_COL_DELTA)
+		x = c->val += (uint64_t)bcn_unzigzag(x);
+	*v = x;
+	return 0;
+}
+
+/* Copies the string table (count and entries) at *p to out, checking
+ * only that it lies within the payload; the row decoder checks the rest. */
+static int copy_strtab(const uint8_t **p, const uint8_t *end,
+		       struct bcn_buf *out)
+{
+	const uint8_t *q = *p;
+	uint64_t n, len;
+
+	if (bcn_varint_get(&q, end, &n) || n > (uint64_t)(end - q))
+		return -BCN_ECORRUPT;
+	for (uint64_t i = 0; i < n; i++)
+		if (bcn_varint_get(&q, end, &len) || len > BCN_STR_MAX ||
+		    len > (uint64_t)(end - q))
+			return -BCN_ECORRUPT;
+		else
+			q += len;
+	if (bcn_buf_add(out, *p, (size_t)(q - *p)))
+		return -BCN_ETOOBIG;
+	*p = q;
+	return 0;
+}
+
+/* Reads one column's directory entry; keys must strictly increase. */
+static int dir_entry(struct dec *d, const uint8_t **p, const uint8_t *end,
+		     uint32_t count, uint32_t *key)
+{
+	uint64_t type, slot, n, len;
+	struct cursor *c = &d->cur[d->ncur];
+
+	if (bcn_varint_get(p, end, &type) || bcn_varint_get(p, end, &slot) ||
+	    bcn_varint_get(p, end, &n) || *p == end)
+		return -BCN_ECORRUPT;
+	c->mode = *(*p)++;
+	if (bcn_varint_get(p, end, &len) || len > (uint64_t)(end - *p) ||
+	    type >= BCN_REC_TYPE_MAX || slot >= BCN_COL_SLOTS_MAX ||
+	    (type == 0 && slot != 0) || (type && slot >= d->lay[type].nslots) ||
+	    n == 0 || n > count || c->mode >= BCN_COL_MODE_MAX ||
+	    (d->ncur && (uint32_t)(type * BCN_COL_SLOTS_MAX + slot) <= *key))
+		return -BCN_ECORRUPT;
+	*key = (uint32_t)(type * BCN_COL_SLOTS_MAX + slot);
+	c->p = *p;
+	c->end = *p + len;
+	c->left = (uint32_t)n;
+	c->val = 0;
+	*p += len;
+	if (c->mode == BCN_COL_CONST &&
+	    (bcn_varint_get(&c->p, c->end, &c->val) || c->p != c->end))
+		return -BCN_ECORRUPT;
+	d->idx[type][slot] = (uint16_t)(++d->ncur);
+	return 0;
+}
+
+static int dec_directory(struct dec *d, const uint8_t **p, const uint8_t *end,
+			 uint32_t count)
+{
+	uint64_t ncols;
+	uint32_t key = 0;
+	int rc;
+
+	if (bcn_varint_get(p, end, &ncols) || ncols > BCN_COL_COLUMNS_MAX ||
+	    ncols > (uint64_t)(end - *p))
+		return -BCN_ECORRUPT;
+	d->cur = malloc((ncols ? ncols : 1) * sizeof(*d->cur));
+	if (!d->cur)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < ncols; i++)
+		if ((rc = dir_entry(d, p, end, count, &key)))
+			return rc;
+	if (*p != end)
+		return -BCN_ECORRUPT;
+	if (count && (!d->idx[0][0] || d->cur[d->idx[0][0] - 1].left != count))
+		return -BCN_ECORRUPT;
+	return 0;
+}
+
+/* Rebuilds the rows from the columns into out. */
+static int dec_rows(struct dec *d, uint32_t count, struct bcn_buf *out)
+{
+	uint64_t vals[BCN_COL_SLOTS_MAX], type;
+	uint8_t pres[BCN_COL_SLOTS_MAX], rec[REC_BYTES_MAX + BCN_VARINT_MAX];
+	int rc;
+
+	for (uint32_t k = 0; k < count; k++) {
+		size_t n = 0;
+
+		if (col_get(d, 0, 0, &type) || type == 0 ||
+		    type >= BCN_REC_TYPE_MAX)
+			return -BCN_ECORRUPT;
+		const struct layout *l = &d->lay[type];
+
+		rc = walk(l, (unsigned)type, col_get, d, vals, pres);
+		if (rc)
+			return rc;
+		transform(&d->pr, l, (unsigned)type, vals, -1);
+		n += bcn_varint_put(rec, type);
+		for (unsigned s = 0; s < l->nslots; s++)
+			if (pres[s])
+				n += bcn_varint_put(rec + n, vals[s]);
+		if (bcn_buf_add(out, rec, n))
+			return -BCN_ETOOBIG;
+	}
+	for (uint32_t i = 0; i < d->ncur; i++)
+		if (d->cur[i].left || (d->cur[i].mode != BCN_COL_CONST &&
+				       d->cur[i].p != d->cur[i].end))
+			return -BCN_ECORRUPT;
+	return 0;
+}
+
+int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
+		   struct bcn_buf *out)
+{
+	const uint8_t *end = p + len;
+	struct dec *d = calloc(1, sizeof(*d));
+	size_t start = out->len;
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	rc = layouts(d->lay);
+	if (!rc)
+		rc = copy_strtab(&p, end, out);
+	if (!rc)
+		rc = dec_directory(d, &p, end, count);
+	if (!rc)
+		rc = dec_rows(d, count, out);
+	if (rc)
+		out->len = start;
+	free(d->cur);
+	free(d);
+	return rc;
+}
