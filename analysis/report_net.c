@@ -142,6 +142,7 @@ int bcn_report_network(const struct bcn_stores *st, struct bcn_report *r,
 		bcn_report_partial(r, "more switches than targets_max");
 	q.from = r->window_from;
 	q.to = r->window_to;
+	q.any_order = true;     /* the ports' bytes only add up */
 	if ((rc = bcn_stores_scan(st, &q, take_port, &n)))
 		goto out;
 	rc = summarise(r, &n, cfg);
