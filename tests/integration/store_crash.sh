@@ -45,9 +45,9 @@ last=$(awk '$1 == "ok" { n = $2 } END { print n }' "$T/out")
 [ "$last" -gt "$confirmed" ] || fail "no progress after the crashes"
 "$TOOL" check "$T/store" "$last" || fail "check after more batches"
 # a reader beside a writer that appends and compacts
-"$TOOL" write "$T/store" "$((last + 1))" "$((last + 400))" > "$T/out" 2> "$T/err" &
+"$TOOL" write "$T/store" "$((last + 1))" "$((last + 300))" > "$T/out" 2> "$T/err" &
 pid=$!
-"$TOOL" read "$T/store" 150 "$((last + 1))" > "$T/rout" || { kill -9 "$pid"; fail "reader"; }
+"$TOOL" read "$T/store" 60 "$((last + 1))" > "$T/rout" || { kill -9 "$pid"; fail "reader"; }
 kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "writer error beside the reader"; }
 after=$(awk '$1 == "ok" { n = $2 } END { print n }' "$T/out")

@@ -168,7 +168,8 @@ static void sort_lines(struct collect *c)
 
 	assert_non_null(line);
 	assert_non_null(text = malloc(c->json.len + 1));
-	memcpy(text, c->json.data, c->json.len);
+	if (c->json.len)
+		memcpy(text, c->json.data, c->json.len);
 	text[c->json.len] = '\0';
 	for (p = text; *p && n <= c->calls; n++) {
 		line[n] = p;
