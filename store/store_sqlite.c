@@ -1092,6 +1092,7 @@ static void sq_close(struct bcn_store *bs)
 	for (int k = 0; k < SQ_OPEN_DAYS; k++)
 		day_close(&s->days[k]);
 	bcn_block_enc_free(s->enc);
+	sq3_pool_free(s);
 	bcn_buf_free(&s->blk);
 	bcn_frame_builder_free(&s->fb);
 	bcn_frame_free(&s->frame);
