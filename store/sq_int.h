@@ -50,6 +50,8 @@ struct sq_store {
 	struct bcn_buf blob;
 	struct bcn_frame frame;         /* unpacks them */
 	struct bcn_complain complain;   /* repeated write failures */
+	struct bcn_complain refusal;    /* records refused (node runs full) */
+	uint64_t refused;               /* bcn_store_refused() */
 	struct bcn_block_enc *enc;      /* schema 3: encodes blocks */
 	struct sq3_pool *pool;          /* schema 3: compaction's buffers */
 	struct bcn_buf blk;

@@ -42,7 +42,8 @@
 #define SQ3_MERGE_MAX 256       /* L1 blocks this big are not merged with
 				 * late records again (bounds memory and the
 				 * rewriting of a chunk's blocks) */
-#define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory */
+#define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory (all
+				 * nodes; one node: cfg.node_runs) */
 #define SQ3_OPEN_MAX 16384      /* blocks one query window holds open */
 
 static const struct bcn_block_limits sq3_lim = BCN_BLOCK_LIMITS_DEFAULT;
@@ -413,9 +414,26 @@ static int runs_merge_next(struct sq3_day *v, size_t k)
 	return 0;
 }
 
-/* Notes identity it in the runs. *fresh: it was not stored before. */
+/* Number of runs of node in v (they are next to each other). */
+static size_t runs_of(const struct sq3_day *v, const char *node)
+{
+	ssize_t lo = runs_find(v, node, 0, 0), hi;
+
+	/* the last run before node's first, or node's first itself */
+	if (lo < 0 || strcmp(v->runs[lo].node, node) ||
+	    v->runs[lo].seq_lo != 0 || v->runs[lo].idx_lo != 0)
+		lo++;
+	hi = runs_find(v, node, UINT64_MAX, UINT32_MAX);
+	return hi >= lo ? (size_t)(hi - lo + 1) : 0;
+}
+
+enum sq3_fate { SQ3_DUP, SQ3_FRESH, SQ3_REFUSED };
+
+/* Notes identity it in the runs; *fate: stored before (DUP), not (FRESH),
+ * or REFUSED: it would start a run beyond its node's node_runs or the
+ * day's SQ3_RUNS_MAX. */
 static int runs_add(struct sq3_day *v, const struct bcn_store_item *it,
-		    bool *fresh)
+		    uint64_t node_runs, enum sq3_fate *fate)
 {
 	const char *node = it->rec->node;
 	ssize_t k = runs_find(v, node, it->seq, it->idx);
@@ -423,17 +441,21 @@ static int runs_add(struct sq3_day *v, const struct bcn_store_item *it,
 	bool last = it->nrec && it->idx == it->nrec - 1;
 	int rc;
 
-	*fresh = false;
+	*fate = SQ3_DUP;
 	if (r && !strcmp(r->node, node) &&
 	    cmp_ident(node, it->seq, it->idx, node, r->seq_hi, r->idx_hi) <= 0)
 		return 0;       /* stored already */
-	*fresh = true;
+	*fate = SQ3_FRESH;
 	if (r && !strcmp(r->node, node) && follows(r, it->seq, it->idx)) {
 		r->seq_hi = it->seq;
 		r->idx_hi = it->idx;
 		r->last = last;
 		r->dirty = true;
 		return runs_merge_next(v, (size_t)k);
+	}
+	if (v->nruns >= SQ3_RUNS_MAX || runs_of(v, node) >= node_runs) {
+		*fate = SQ3_REFUSED;
+		return 0;
 	}
 	if ((rc = runs_reserve(v)))
 		return rc;
@@ -602,22 +624,39 @@ static int cmp_ord_layer(const void *a, const void *b)
 	return (x->layer > y->layer) - (x->layer < y->layer);
 }
 
+/* Logs (rate-limited) that records of node were refused. */
+static void refused_note(struct sq_store *s, struct sq_day *dd,
+			 const char *node, uint64_t node_runs)
+{
+	bcn_complain(&s->refusal, BCN_LOG_WARNING, "store %s: %s: records of "
+		     "node %s refused: its identities of the day make %" PRIu64
+		     " runs (store_node_runs) or the day's %u runs are full; "
+		     "%" PRIu64 " records refused before", s->base.cfg.dir,
+		     sqlite3_db_filename(dd->db, NULL), node, node_runs,
+		     SQ3_RUNS_MAX, s->refused);
+}
+
 /* The new records of the batch as L0 blocks, the runs updated: inside
- * the caller's transaction. */
+ * the caller's transaction. *nrefused: records refused (runs full). */
 static int append_blocks(struct sq_store *s, struct sq_day *dd,
-			 struct sq3_ord *ord, size_t n)
+			 struct sq3_ord *ord, size_t n, size_t *nrefused)
 {
 	struct bcn_block_item *bi = NULL;
-	size_t kept = 0, a, b;
+	uint64_t node_runs = s->base.cfg.node_runs ? s->base.cfg.node_runs :
+			     BCN_STORE_NODE_RUNS_DEF;
+	size_t kept = 0, a, b, refused = 0;
+	enum sq3_fate fate;
 	int rc = 0;
-	bool fresh;
 
 	qsort(ord, n, sizeof(*ord), cmp_ord);
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = runs_add(dd->v3, ord[i].it, &fresh);
-		if (!rc && fresh)
+		rc = runs_add(dd->v3, ord[i].it, node_runs, &fate);
+		if (!rc && fate == SQ3_FRESH)
 			ord[kept++] = ord[i];
+		if (!rc && fate == SQ3_REFUSED && !refused++)
+			refused_note(s, dd, ord[i].it->rec->node, node_runs);
 	}
+	*nrefused = refused;
 	if (rc || !kept)
 		return rc ? rc : runs_store(s, dd);
 	qsort(ord, kept, sizeof(*ord), cmp_ord_layer);
@@ -675,6 +714,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 {
 	struct sq3_ord *ord = malloc(n * sizeof(*ord));
 	int64_t tmax = INT64_MIN;
+	size_t refused = 0;
 	int rc, src;
 
 	if (!ord)
@@ -689,7 +729,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 	rc = src == SQLITE_OK ? runs_fresh(s, dd) :
 	     sq_fail(s, dd->db, "beginning a transaction", src);
 	if (!rc)
-		rc = append_blocks(s, dd, ord, n);
+		rc = append_blocks(s, dd, ord, n, &refused);
 	if (!rc && (src = sq_run_sql(dd->db, "COMMIT", NULL)) != SQLITE_OK)
 		rc = sq_fail(s, dd->db, "committing", src);
 	if (rc) {
@@ -697,6 +737,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 		runs_clear(dd->v3);
 	} else {
 		runs_committed(dd->v3);
+		s->refused += refused;
 	}
 	if (!rc) {
 		/* the batch is durable; a failed compaction is logged (rate-

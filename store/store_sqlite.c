@@ -1085,6 +1085,11 @@ static int sq_flush(struct bcn_store *bs)
 	return rc;
 }
 
+static uint64_t sq_refused(const struct bcn_store *bs)
+{
+	return ((const struct sq_store *)bs)->refused;
+}
+
 static void sq_close(struct bcn_store *bs)
 {
 	struct sq_store *s = (struct sq_store *)bs;
@@ -1162,4 +1167,5 @@ const struct bcn_store_ops bcn_store_sqlite_ops = {
 	.count = sq_count,
 	.expire = sq_expire,
 	.flush = sq_flush,
+	.refused = sq_refused,
 };
