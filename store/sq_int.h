@@ -101,7 +101,7 @@ int sq_run_list(struct sq_store *s, sqlite3 *db, const char *const *list,
 /* ---- schema 3 (store_blocks.c) ---- */
 
 #define SQ3_SCHEMA_VERSION 3
-#define SQ3_ZSTD_LEVEL 3                /* L1 blocks' compression level */
+#define SQ3_ZSTD_LEVEL 2                /* L1 blocks' compression level */
 #define SQ3_ZSTD_LEVEL_L0 1             /* L0 blocks' (rewritten soon) */
 
 /* Creates the schema 3 tables in db, inside the caller's transaction. */
