@@ -17,9 +17,12 @@
  * 0xff|job|layer|block key, and one entity scan and the per-job scans
  * are timed there against schema 3 (same record counts required).
  *
- * usage: store_bench SOURCE_DIR OUT_DIR NODES SECONDS
+ * usage: store_bench SOURCE_DIR OUT_DIR NODES SECONDS [APPEND_REPS]
  *   NODES    compute nodes of the run (bytes per node per day)
- *   SECONDS  simulated seconds the records cover */
+ *   SECONDS  simulated seconds the records cover
+ *   APPEND_REPS  only the schema 3 appends (with the final flush), that
+ *            many times into fresh stores, one line each and a last line
+ *            with the medians (for comparing builds of the store) */
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +43,7 @@
 #define ARENA_BLOCK (1u << 20)
 #define REPS 3
 #define NJOBS 3
+#define APPEND_REPS_MAX 99
 
 struct arena {
 	char *cur;
@@ -212,6 +216,15 @@ static int load(const char *dir, struct data *d)
 	return rc ? rc : make_items(d);
 }
 
+/* CPU time of the process (user and system), seconds. */
+static double cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Bytes of the regular files in dir. */
 static uint64_t dir_bytes(const char *dir)
 {
@@ -250,6 +263,7 @@ static struct bcn_store *open_out(const char *dir, int schema)
 
 struct written {
 	double append_s, flush_s;
+	double cpu_s;                   /* CPU time of appends and flush */
 	uint64_t bytes;
 };
 
@@ -257,11 +271,12 @@ static int write_store(const struct data *d, const char *dir, int schema,
 		       struct written *w)
 {
 	struct bcn_store *s = open_out(dir, schema);
-	double t0;
+	double t0, c0;
 	int rc = 0;
 
 	if (!s)
 		return -EIO;
+	c0 = cpu_s();
 	t0 = now_s();
 	for (size_t a = 0; a < d->n && !rc; a += BATCH)
 		rc = bcn_store_append(s, d->it + a,
@@ -271,6 +286,7 @@ static int write_store(const struct data *d, const char *dir, int schema,
 	if (!rc)
 		rc = bcn_store_flush(s);
 	w->flush_s = now_s() - t0;
+	w->cpu_s = cpu_s() - c0;
 	bcn_store_close(s);
 	w->bytes = dir_bytes(dir);
 	return rc;
@@ -726,18 +742,64 @@ static void print_write(const char *name, const struct data *d,
 	       w->flush_s, (double)d->n / (w->append_s + w->flush_s));
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* APPEND_REPS: the schema 3 appends alone, reps times. */
+static int append_reps(const struct data *d, const char *out, int reps,
+		       double nodes, double secs)
+{
+	double rate[APPEND_REPS_MAX], app[APPEND_REPS_MAX], cpu[APPEND_REPS_MAX];
+	char dir[4200];
+	struct written w = { 0 };
+	int rc = 0, k;
+
+	for (k = 0; k < reps && !rc; k++) {
+		snprintf(dir, sizeof(dir), "%s/rep%d", out, k);
+		rc = write_store(d, dir, 0, &w);
+		if (rc)
+			break;
+		print_write("sqlite_schema3_blocks", d, &w, nodes, secs);
+		fflush(stdout);
+		rate[k] = (double)d->n / (w.append_s + w.flush_s);
+		app[k] = (double)d->n / w.append_s;
+		cpu[k] = (double)d->n / w.cpu_s;
+	}
+	if (rc)
+		return rc;
+	qsort(rate, (size_t)reps, sizeof(*rate), cmp_dbl);
+	qsort(app, (size_t)reps, sizeof(*app), cmp_dbl);
+	qsort(cpu, (size_t)reps, sizeof(*cpu), cmp_dbl);
+	printf("{\"bench\":\"store_append_median\",\"reps\":%d,"
+	       "\"records\":%zu,\"bytes_per_record\":%.2f,"
+	       "\"append_records_per_s\":%.0f,"
+	       "\"records_per_s_with_flush\":%.0f,"
+	       "\"records_per_cpu_s_with_flush\":%.0f,"
+	       "\"target_append_records_per_s\":200000}\n", reps, d->n,
+	       (double)w.bytes / (double)d->n, app[reps / 2], rate[reps / 2],
+	       cpu[reps / 2]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	char d2[4096], d3[4096];
 	struct written w2, w3;
 	struct data d = { 0 };
 	double nodes, secs;
-	int rc;
+	int rc, reps = 0;
 
-	if (argc != 5 || (nodes = strtod(argv[3], NULL)) <= 0 ||
-	    (secs = strtod(argv[4], NULL)) <= 0) {
+	if (argc == 6)
+		reps = atoi(argv[5]);
+	if (argc < 5 || argc > 6 || (nodes = strtod(argv[3], NULL)) <= 0 ||
+	    (secs = strtod(argv[4], NULL)) <= 0 ||
+	    (argc == 6 && (reps < 1 || reps > APPEND_REPS_MAX))) {
 		fprintf(stderr, "usage: store_bench SOURCE_DIR OUT_DIR NODES "
-			"SECONDS\n");
+			"SECONDS [APPEND_REPS (1..%d)]\n", APPEND_REPS_MAX);
 		return 2;
 	}
 	snprintf(d2, sizeof(d2), "%s/schema2", argv[2]);
@@ -745,6 +807,13 @@ int main(int argc, char **argv)
 	rc = load(argv[1], &d);
 	if (!rc && d.n == 0)
 		rc = -ENOENT;
+	if (reps) {
+		if (!rc)
+			rc = append_reps(&d, argv[2], reps, nodes, secs);
+		if (rc)
+			fprintf(stderr, "store_bench: %s\n", bcn_strerror(rc));
+		return rc ? 1 : 0;
+	}
 	if (!rc)
 		rc = write_store(&d, d2, 2, &w2);
 	if (!rc)

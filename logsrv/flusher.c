@@ -575,6 +575,7 @@ static int flush_round(struct bcn_flusher *f)
 	freeReplyObject(t);
 	f->st->flushed_frames += used;
 	f->st->flushed_records += nrec;
+	f->st->store_refused = bcn_store_refused(f->store);
 	publish_lag(f);
 	return (int)used;
 }

@@ -106,6 +106,8 @@ struct bcn_logsrv_stats {
 	_Atomic uint64_t tls_failures;          /* TLS handshakes that failed */
 	struct bcn_redisq_stats redisq;
 	_Atomic uint64_t flushed_frames, flushed_records, store_errors;
+	_Atomic uint64_t store_refused;         /* records the store refused
+						 * (a node's identity runs full) */
 	_Atomic uint64_t reports_dropped;       /* cached reports made stale */
 	_Atomic uint64_t gen_bumps;             /* minutes whose generation grew */
 	_Atomic uint64_t dead_letters;

@@ -637,6 +637,7 @@ static size_t collect_stats(struct bcn_srv *s, struct stat_field *f)
 	f[n++] = (struct stat_field){ "reports_dropped", (int64_t)t->reports_dropped };
 	f[n++] = (struct stat_field){ "gen_bumps", (int64_t)t->gen_bumps };
 	f[n++] = (struct stat_field){ "store_errors", (int64_t)t->store_errors };
+	f[n++] = (struct stat_field){ "store_refused", (int64_t)t->store_refused };
 	return n + lag_fields(&t->lag, f + n);
 }
 

@@ -559,20 +559,34 @@ void bcn_record_totals(const struct bcn_record *r, struct bcn_record_totals *t)
 	}
 }
 
+/* s into buf[0..len) as snprintf("%s") would, without its cost (the
+ * store's compaction asks for every record's entity). */
+static int entity_str(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (len == 0)
+		return -BCN_EFULL;
+	if (n >= len) {
+		memcpy(buf, s, len - 1);
+		buf[len - 1] = '\0';
+		return -BCN_EFULL;
+	}
+	memcpy(buf, s, n + 1);
+	return 0;
+}
+
 int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len)
 {
 	int n;
 
 	switch (r->type) {
 	case BCN_REC_FWD_RPC:
-		n = snprintf(buf, len, "%s", r->u.fwd_rpc.target);
-		break;
+		return entity_str(buf, len, r->u.fwd_rpc.target);
 	case BCN_REC_OST:
-		n = snprintf(buf, len, "%s", r->u.ost.target);
-		break;
+		return entity_str(buf, len, r->u.ost.target);
 	case BCN_REC_MDS:
-		n = snprintf(buf, len, "%s", r->u.mds.target);
-		break;
+		return entity_str(buf, len, r->u.mds.target);
 	case BCN_REC_PORT:
 		n = snprintf(buf, len, "%s/%" PRIu64, r->u.port.sw, r->u.port.port);
 		break;
@@ -583,8 +597,7 @@ int bcn_record_entity(const struct bcn_record *r, char *buf, size_t len)
 		n = snprintf(buf, len, "%" PRIu64, r->job);
 		break;
 	default:
-		n = snprintf(buf, len, "%s", r->node ? r->node : "");
-		break;
+		return entity_str(buf, len, r->node ? r->node : "");
 	}
 	return n < 0 || (size_t)n >= len ? -BCN_EFULL : 0;
 }

@@ -103,6 +103,15 @@ static const struct blk_map *get_map(void)
 	return blk_map.err || blk_dctx_err ? NULL : &blk_map;
 }
 
+size_t bcn_block_record_size(uint64_t type)
+{
+	const struct blk_map *m = get_map();
+
+	if (!m || type == 0 || type >= BCN_REC_TYPE_MAX)
+		return sizeof(struct bcn_record);
+	return m->end[type];
+}
+
 static ZSTD_DCtx *get_dctx(void)
 {
 	ZSTD_DCtx *d = pthread_getspecific(blk_dctx_key);
@@ -135,6 +144,9 @@ struct bcn_block_enc {
 	const char **strs;      /* by id */
 	size_t cap_strs;
 	uint64_t prev[BLK_COLS_MAX];
+	int level;              /* zstd level set in cctx */
+	uint8_t used[BCN_REC_TYPE_MAX]; /* types of the block being encoded:
+					 * only their columns need a reset */
 };
 
 int bcn_block_enc_new(int level, struct bcn_block_enc **out)
@@ -156,10 +168,22 @@ int bcn_block_enc_new(int level, struct bcn_block_enc **out)
 		bcn_block_enc_free(e);
 		return -ENOMEM;
 	}
+	e->level = level;
 	for (unsigned c = 0; c < BLK_COLS_MAX; c++)
 		bcn_buf_init(&e->cols[c], BCN_BLOCK_RAW_MAX);
 	bcn_buf_init(&e->raw, BCN_BLOCK_RAW_MAX);
 	*out = e;
+	return 0;
+}
+
+int bcn_block_enc_level(struct bcn_block_enc *e, int level)
+{
+	if (level == e->level)
+		return 0;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(e->cctx,
+						ZSTD_c_compressionLevel, level)))
+		return -EINVAL;
+	e->level = level;
 	return 0;
 }
 
@@ -178,7 +202,13 @@ void bcn_block_enc_free(struct bcn_block_enc *e)
 
 static int put_var(struct bcn_buf *b, uint64_t v)
 {
-	int rc = bcn_buf_reserve(b, BCN_VARINT_MAX);
+	int rc;
+
+	if (v < 0x80 && b->len < b->cap && b->len < b->max) {
+		b->data[b->len++] = (uint8_t)v;        /* most deltas: 0 */
+		return 0;
+	}
+	rc = bcn_buf_reserve(b, BCN_VARINT_MAX);
 
 	if (rc)
 		return rc;
@@ -252,13 +282,31 @@ static int dict_id(struct bcn_block_enc *e, const char *s, uint32_t *id)
 
 static void enc_reset(struct bcn_block_enc *e, const struct blk_map *m)
 {
-	for (unsigned c = 0; c < m->ncols; c++)
+	/* the columns of the types the last block had are the only ones
+	 * not empty and zero */
+	for (unsigned c = 0; c < C_FIXED; c++) {
 		bcn_buf_reset(&e->cols[c]);
+		e->prev[c] = 0;
+	}
+	for (unsigned t = 1; t < BCN_REC_TYPE_MAX; t++) {
+		if (!e->used[t])
+			continue;
+		e->used[t] = 0;
+		for (unsigned c = m->base[t]; c < (unsigned)m->base[t] +
+		     m->nwords[t]; c++) {
+			bcn_buf_reset(&e->cols[c]);
+			e->prev[c] = 0;
+		}
+	}
 	bcn_buf_reset(&e->raw);
-	if (e->slot)
+	if (e->nslot > 1024 && (size_t)e->ndict * 16 < e->nslot) {
+		free(e->slot);  /* a big table for a small block: start small */
+		e->slot = NULL;
+		e->nslot = 0;
+	} else if (e->slot) {
 		memset(e->slot, 0, e->nslot * sizeof(*e->slot));
+	}
 	e->ndict = 0;
-	memset(e->prev, 0, sizeof(e->prev));
 }
 
 /* Delta of v from the column's previous value, zigzagged. */
@@ -283,6 +331,7 @@ static int enc_one(struct bcn_block_enc *e, const struct blk_map *m,
 		return -EINVAL;
 	if (bcn_record_check(r))
 		return -BCN_ERANGE;
+	e->used[r->type] = 1;   /* a checked record's type is known */
 	rc = put_var(&e->cols[C_TYPE], r->type);
 	if (!rc && !(rc = dict_id(e, r->node, &id)))
 		rc = put_var(&e->cols[C_NODE], id);

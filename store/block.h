@@ -52,6 +52,10 @@ struct bcn_block_enc;
 int bcn_block_enc_new(int level, struct bcn_block_enc **out);
 void bcn_block_enc_free(struct bcn_block_enc *e);
 
+/* Sets the zstd level (1..19) of the blocks e encodes from now on.
+ * Returns 0 or -EINVAL (a level zstd refuses). */
+int bcn_block_enc_level(struct bcn_block_enc *e, int level);
+
 /* Appends the block of items[0..n) (valid records, bcn_record_check()) to
  * out, in that order. Returns 0, -EINVAL (n = 0 or above
  * BCN_BLOCK_RECORDS_MAX, a record without a node), -BCN_ERANGE (a record
@@ -71,6 +75,13 @@ int bcn_block_open(const void *buf, size_t len,
 		   const struct bcn_block_limits *lim,
 		   struct bcn_block_reader **out);
 void bcn_block_close(struct bcn_block_reader *b);
+
+/* Bytes at the start of a struct bcn_record that a record of type uses:
+ * the common fields and those of its type. bcn_block_next() writes no
+ * further, and bcn_block_encode() and bcn_record_check() read no
+ * further, so a copy of that many bytes stands for the record there.
+ * sizeof(struct bcn_record) for an unknown type. */
+size_t bcn_block_record_size(uint64_t type);
 
 /* Number of records the block holds. */
 uint32_t bcn_block_count(const struct bcn_block_reader *b);

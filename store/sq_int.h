@@ -29,6 +29,7 @@ enum sq_stmt {
 };
 
 struct sq3_day;
+struct sq3_pool;
 
 struct sq_day {
 	sqlite3 *db;                    /* NULL: free slot */
@@ -49,9 +50,13 @@ struct sq_store {
 	struct bcn_buf blob;
 	struct bcn_frame frame;         /* unpacks them */
 	struct bcn_complain complain;   /* repeated write failures */
+	struct bcn_complain refusal;    /* records refused (node runs full) */
+	uint64_t refused;               /* bcn_store_refused() */
 	struct bcn_block_enc *enc;      /* schema 3: encodes blocks */
+	struct sq3_pool *pool;          /* schema 3: compaction's buffers */
 	struct bcn_buf blk;
 	char entity[BCN_ENTITY_MAX];
+	struct bcn_record dec;          /* schema 3: compaction decodes here */
 	char path[PATH_MAX];
 };
 
@@ -96,7 +101,8 @@ int sq_run_list(struct sq_store *s, sqlite3 *db, const char *const *list,
 /* ---- schema 3 (store_blocks.c) ---- */
 
 #define SQ3_SCHEMA_VERSION 3
-#define SQ3_ZSTD_LEVEL 3                /* blocks' compression level */
+#define SQ3_ZSTD_LEVEL 2                /* L1 blocks' compression level */
+#define SQ3_ZSTD_LEVEL_L0 1             /* L0 blocks' (rewritten soon) */
 
 /* Creates the schema 3 tables in db, inside the caller's transaction. */
 int sq3_create(struct sq_store *s, sqlite3 *db);
@@ -115,5 +121,7 @@ int sq3_query(struct sq_store *s, struct sq_day *dd,
 	      void *arg);
 /* Compacts every L0 block of dd into L1 blocks. */
 int sq3_compact_all(struct sq_store *s, struct sq_day *dd);
+/* Frees the buffers compaction keeps between its steps (s->pool). */
+void sq3_pool_free(struct sq_store *s);
 
 #endif

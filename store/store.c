@@ -17,6 +17,7 @@ void bcn_store_config_defaults(struct bcn_store_config *cfg)
 	cfg->replicas = 0;
 	cfg->retention_days = 183;
 	cfg->timeout_ms = 30000;
+	cfg->node_runs = BCN_STORE_NODE_RUNS_DEF;
 }
 
 int bcn_store_open(const struct bcn_store_config *cfg, struct bcn_store **out,
@@ -169,4 +170,9 @@ int bcn_store_expire(struct bcn_store *s, int64_t now_ns, uint64_t *removed)
 	uint64_t dummy;
 
 	return s->ops->expire(s, now_ns, removed ? removed : &dummy);
+}
+
+uint64_t bcn_store_refused(const struct bcn_store *s)
+{
+	return s->ops->refused ? s->ops->refused(s) : 0;
 }

@@ -48,7 +48,16 @@ struct bcn_store_config {
 					 * 0 the newest (3, record blocks),
 					 * 2 one row per record (benchmarks
 					 * and tests compare the two) */
+	uint64_t node_runs;             /* sqlite schema 3: identity runs
+					 * kept per sender node and day; a
+					 * record that would start one more
+					 * is refused and counted
+					 * (bcn_store_refused); 0: default */
 };
+
+#define BCN_STORE_NODE_RUNS_DEF 4096
+#define BCN_STORE_NODE_RUNS_MIN 16
+#define BCN_STORE_NODE_RUNS_MAX 65536
 
 /* Fills cfg with the defaults: sqlite in "./beacon-store", prefix
  * "beacon", 1 shard, 0 replicas, 183 days, 30 s timeout. */
@@ -149,8 +158,10 @@ int bcn_store_open(const struct bcn_store_config *cfg, struct bcn_store **out,
 void bcn_store_close(struct bcn_store *s);
 
 /* Makes n records durable. Returns 0 only when every one of them is stored
- * (now or before: appends are idempotent by identity); otherwise a negative
- * code, and the caller retries the same batch later. A backend that can
+ * (now or before: appends are idempotent by identity) or refused for its
+ * sender (sqlite: a node whose identities of the day already make
+ * cfg.node_runs runs; counted by bcn_store_refused, logged); otherwise a
+ * negative code, and the caller retries the same batch later. A backend that can
  * tell which items failed retries only those, a bounded number of times,
  * before it gives up. */
 int bcn_store_append(struct bcn_store *s, const struct bcn_store_item *items,
@@ -180,6 +191,11 @@ int bcn_store_count(struct bcn_store *s, const struct bcn_store_query *q,
  * durable before). */
 int bcn_store_flush(struct bcn_store *s);
 
+/* Records that appends refused since the store was opened because their
+ * sender had too many identity runs that day (sqlite; docs/store.md,
+ * "Identity runs"); 0 for backends that refuse none. */
+uint64_t bcn_store_refused(const struct bcn_store *s);
+
 /* Deletes whole days (databases or indices) that ended more than
  * retention_days before now_ns. *removed (may be NULL) gets the number of
  * days or indices deleted. */
@@ -203,6 +219,7 @@ struct bcn_store_ops {
 		     uint64_t *count);
 	int (*expire)(struct bcn_store *s, int64_t now_ns, uint64_t *removed);
 	int (*flush)(struct bcn_store *s);      /* may be NULL */
+	uint64_t (*refused)(const struct bcn_store *s);  /* may be NULL */
 };
 
 /* Every backend's struct starts with this header. */

@@ -31,13 +31,19 @@
 						 * after its end */
 #define SQ3_L0_MAX 65536        /* L0 records of a layer that force a
 				 * compaction step, closed chunk or not */
-#define SQ3_STEP_MAX 32768      /* L0 records one compaction step decodes
-				 * (~1.2 KiB each: ~40 MiB) */
+#define SQ3_STEP_MAX 196608     /* L0 records one compaction step decodes
+				 * (48 bytes each beside the record: 9 MiB) */
+#define SQ3_STEP_BYTES (32u << 20) /* bytes of decoded records a step
+				 * holds (a record of type T takes
+				 * bcn_block_record_size(T): ~250 bytes for
+				 * io, at most 1.2 KiB), beyond one block */
+#define SQ3_ARENA_CHUNK (1u << 20) /* the records' arena grows by this */
 #define SQ3_BLOCK_MAX 16384     /* records per written block */
 #define SQ3_MERGE_MAX 256       /* L1 blocks this big are not merged with
 				 * late records again (bounds memory and the
 				 * rewriting of a chunk's blocks) */
-#define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory */
+#define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory (all
+				 * nodes; one node: cfg.node_runs) */
 #define SQ3_OPEN_MAX 16384      /* blocks one query window holds open */
 
 static const struct bcn_block_limits sq3_lim = BCN_BLOCK_LIMITS_DEFAULT;
@@ -410,9 +416,26 @@ static int runs_merge_next(struct sq3_day *v, size_t k)
 	return 0;
 }
 
-/* Notes identity it in the runs. *fresh: it was not stored before. */
+/* Number of runs of node in v (they are next to each other). */
+static size_t runs_of(const struct sq3_day *v, const char *node)
+{
+	ssize_t lo = runs_find(v, node, 0, 0), hi;
+
+	/* the last run before node's first, or node's first itself */
+	if (lo < 0 || strcmp(v->runs[lo].node, node) ||
+	    v->runs[lo].seq_lo != 0 || v->runs[lo].idx_lo != 0)
+		lo++;
+	hi = runs_find(v, node, UINT64_MAX, UINT32_MAX);
+	return hi >= lo ? (size_t)(hi - lo + 1) : 0;
+}
+
+enum sq3_fate { SQ3_DUP, SQ3_FRESH, SQ3_REFUSED };
+
+/* Notes identity it in the runs; *fate: stored before (DUP), not (FRESH),
+ * or REFUSED: it would start a run beyond its node's node_runs or the
+ * day's SQ3_RUNS_MAX. */
 static int runs_add(struct sq3_day *v, const struct bcn_store_item *it,
-		    bool *fresh)
+		    uint64_t node_runs, enum sq3_fate *fate)
 {
 	const char *node = it->rec->node;
 	ssize_t k = runs_find(v, node, it->seq, it->idx);
@@ -420,17 +443,21 @@ static int runs_add(struct sq3_day *v, const struct bcn_store_item *it,
 	bool last = it->nrec && it->idx == it->nrec - 1;
 	int rc;
 
-	*fresh = false;
+	*fate = SQ3_DUP;
 	if (r && !strcmp(r->node, node) &&
 	    cmp_ident(node, it->seq, it->idx, node, r->seq_hi, r->idx_hi) <= 0)
 		return 0;       /* stored already */
-	*fresh = true;
+	*fate = SQ3_FRESH;
 	if (r && !strcmp(r->node, node) && follows(r, it->seq, it->idx)) {
 		r->seq_hi = it->seq;
 		r->idx_hi = it->idx;
 		r->last = last;
 		r->dirty = true;
 		return runs_merge_next(v, (size_t)k);
+	}
+	if (v->nruns >= SQ3_RUNS_MAX || runs_of(v, node) >= node_runs) {
+		*fate = SQ3_REFUSED;
+		return 0;
 	}
 	if ((rc = runs_reserve(v)))
 		return rc;
@@ -525,7 +552,10 @@ static int put_block(struct sq_store *s, struct sq_day *dd, int layer,
 	int rc;
 
 	bcn_buf_reset(&s->blk);
-	rc = bcn_block_encode(s->enc, items, n, &s->blk);
+	rc = bcn_block_enc_level(s->enc, part < 0 ? SQ3_ZSTD_LEVEL_L0 :
+				 SQ3_ZSTD_LEVEL);
+	if (!rc)
+		rc = bcn_block_encode(s->enc, items, n, &s->blk);
 	if (!rc)
 		rc = stmt(s, dd, S3_BLOCK_PUT, &ins);
 	if (rc)
@@ -596,22 +626,39 @@ static int cmp_ord_layer(const void *a, const void *b)
 	return (x->layer > y->layer) - (x->layer < y->layer);
 }
 
+/* Logs (rate-limited) that records of node were refused. */
+static void refused_note(struct sq_store *s, struct sq_day *dd,
+			 const char *node, uint64_t node_runs)
+{
+	bcn_complain(&s->refusal, BCN_LOG_WARNING, "store %s: %s: records of "
+		     "node %s refused: its identities of the day make %" PRIu64
+		     " runs (store_node_runs) or the day's %u runs are full; "
+		     "%" PRIu64 " records refused before", s->base.cfg.dir,
+		     sqlite3_db_filename(dd->db, NULL), node, node_runs,
+		     SQ3_RUNS_MAX, s->refused);
+}
+
 /* The new records of the batch as L0 blocks, the runs updated: inside
- * the caller's transaction. */
+ * the caller's transaction. *nrefused: records refused (runs full). */
 static int append_blocks(struct sq_store *s, struct sq_day *dd,
-			 struct sq3_ord *ord, size_t n)
+			 struct sq3_ord *ord, size_t n, size_t *nrefused)
 {
 	struct bcn_block_item *bi = NULL;
-	size_t kept = 0, a, b;
+	uint64_t node_runs = s->base.cfg.node_runs ? s->base.cfg.node_runs :
+			     BCN_STORE_NODE_RUNS_DEF;
+	size_t kept = 0, a, b, refused = 0;
+	enum sq3_fate fate;
 	int rc = 0;
-	bool fresh;
 
 	qsort(ord, n, sizeof(*ord), cmp_ord);
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = runs_add(dd->v3, ord[i].it, &fresh);
-		if (!rc && fresh)
+		rc = runs_add(dd->v3, ord[i].it, node_runs, &fate);
+		if (!rc && fate == SQ3_FRESH)
 			ord[kept++] = ord[i];
+		if (!rc && fate == SQ3_REFUSED && !refused++)
+			refused_note(s, dd, ord[i].it->rec->node, node_runs);
 	}
+	*nrefused = refused;
 	if (rc || !kept)
 		return rc ? rc : runs_store(s, dd);
 	qsort(ord, kept, sizeof(*ord), cmp_ord_layer);
@@ -669,6 +716,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 {
 	struct sq3_ord *ord = malloc(n * sizeof(*ord));
 	int64_t tmax = INT64_MIN;
+	size_t refused = 0;
 	int rc, src;
 
 	if (!ord)
@@ -683,7 +731,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 	rc = src == SQLITE_OK ? runs_fresh(s, dd) :
 	     sq_fail(s, dd->db, "beginning a transaction", src);
 	if (!rc)
-		rc = append_blocks(s, dd, ord, n);
+		rc = append_blocks(s, dd, ord, n, &refused);
 	if (!rc && (src = sq_run_sql(dd->db, "COMMIT", NULL)) != SQLITE_OK)
 		rc = sq_fail(s, dd->db, "committing", src);
 	if (rc) {
@@ -691,6 +739,7 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 		runs_clear(dd->v3);
 	} else {
 		runs_committed(dd->v3);
+		s->refused += refused;
 	}
 	if (!rc) {
 		/* the batch is durable; a failed compaction is logged (rate-
@@ -715,7 +764,8 @@ int sq3_append(struct sq_store *s, struct sq_day *dd,
 
 /* A decoded record and what groups it. */
 struct sq3_rec {
-	struct bcn_record rec;
+	struct bcn_record *rec;         /* its bcn_block_record_size() bytes,
+					 * in the step's arena */
 	uint64_t seq;
 	uint32_t idx;
 	int part;
@@ -729,9 +779,85 @@ struct sq3_step {
 	size_t nrd, caprd;
 	struct sq3_rec *recs;
 	size_t nrecs, caprecs;
-	struct bcn_buf ents;            /* entities, NUL-terminated */
+	struct bcn_buf ents;            /* entities, NUL-terminated, each once */
+	uint32_t *slot;                 /* hash of ents: offset + 1, 0 free */
+	size_t nslot, nent;
 	int64_t chunk;
+	struct sq3_pool_buf *pool;      /* where the buffers came from */
 };
+
+/* Decoded records, packed: chunks of SQ3_ARENA_CHUNK bytes, kept. */
+struct sq3_arena {
+	char **chunk;
+	size_t nchunk, cur;             /* chunk[cur] is being filled */
+	size_t used;                    /* bytes used in chunk[cur] */
+	size_t bytes;                   /* bytes handed out */
+};
+
+/* The buffers of one step, kept between steps: a compaction step
+ * decodes up to SQ3_STEP_MAX records of ~1.2 KiB, and allocating them
+ * afresh each time cost as much page faulting as the decoding itself. */
+struct sq3_pool_buf {
+	struct sq3_rec *recs;
+	size_t caprecs;
+	struct bcn_buf ents;
+	uint32_t *slot;
+	size_t nslot;
+	struct sq3_arena arena;
+};
+
+struct sq3_pool {
+	struct sq3_pool_buf b[2];       /* a step's L0 records, a group's L1 */
+};
+
+/* Starts step x with the buffers of the store's pool slot k. */
+static int step_init(struct sq_store *s, struct sq3_step *x, int64_t chunk,
+		     int k)
+{
+	struct sq3_pool_buf *pb;
+
+	memset(x, 0, sizeof(*x));
+	x->chunk = chunk;
+	if (!s->pool) {
+		s->pool = calloc(1, sizeof(*s->pool));
+		if (!s->pool)
+			return -ENOMEM;
+		for (int i = 0; i < 2; i++)
+			bcn_buf_init(&s->pool->b[i].ents, BCN_BLOCK_RAW_MAX);
+	}
+	pb = &s->pool->b[k];
+	pb->arena.cur = 0;
+	pb->arena.used = 0;
+	pb->arena.bytes = 0;
+	x->pool = pb;
+	x->recs = pb->recs;
+	x->caprecs = pb->caprecs;
+	x->ents = pb->ents;
+	bcn_buf_reset(&x->ents);
+	x->slot = pb->slot;
+	x->nslot = pb->nslot;
+	if (x->nslot)
+		memset(x->slot, 0, x->nslot * sizeof(*x->slot));
+	return 0;
+}
+
+void sq3_pool_free(struct sq_store *s)
+{
+	if (!s->pool)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct sq3_arena *a = &s->pool->b[i].arena;
+
+		for (size_t c = 0; c < a->nchunk; c++)
+			free(a->chunk[c]);
+		free(a->chunk);
+		free(s->pool->b[i].recs);
+		free(s->pool->b[i].slot);
+		bcn_buf_free(&s->pool->b[i].ents);
+	}
+	free(s->pool);
+	s->pool = NULL;
+}
 
 static int step_keep(struct sq3_step *x, struct bcn_block_reader *b)
 {
@@ -748,15 +874,96 @@ static int step_keep(struct sq3_step *x, struct bcn_block_reader *b)
 	return 0;
 }
 
+/* n bytes (a multiple of 8, at most SQ3_ARENA_CHUNK) of arena a. */
+static void *arena_get(struct sq3_arena *a, size_t n)
+{
+	char *p;
+
+	if (a->nchunk && a->used + n > SQ3_ARENA_CHUNK) {
+		a->cur++;
+		a->used = 0;
+	}
+	if (a->cur >= a->nchunk) {
+		char **nc = realloc(a->chunk, (a->nchunk + 1) * sizeof(*nc));
+
+		if (!nc)
+			return NULL;
+		a->chunk = nc;
+		if (!(nc[a->nchunk] = malloc(SQ3_ARENA_CHUNK)))
+			return NULL;
+		a->cur = a->nchunk++;
+		a->used = 0;
+	}
+	p = a->chunk[a->cur] + a->used;
+	a->used += n;
+	a->bytes += n;
+	return p;
+}
+
+static uint32_t ent_hash(const char *e)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *e; e++)
+		h = (h ^ (uint8_t)*e) * 16777619u;
+	return h;
+}
+
+/* Sets *off to the offset in x->ents of entity e, adding it once. */
+static int step_intern(struct sq3_step *x, const char *e, size_t *off)
+{
+	size_t len = strlen(e) + 1, i;
+	int rc;
+
+	if ((x->nent + 1) * 2 > x->nslot) {
+		size_t nn = x->nslot ? x->nslot * 2 : 1024;
+		uint32_t *ns = calloc(nn, sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		for (size_t k = 0; k < x->nslot; k++) {
+			uint32_t v = x->slot[k];
+
+			if (!v)
+				continue;
+			i = ent_hash((const char *)x->ents.data + v - 1) & (nn - 1);
+			while (ns[i])
+				i = (i + 1) & (nn - 1);
+			ns[i] = v;
+		}
+		free(x->slot);
+		x->slot = ns;
+		x->nslot = nn;
+	}
+	i = ent_hash(e) & (x->nslot - 1);
+	for (; x->slot[i]; i = (i + 1) & (x->nslot - 1)) {
+		if (!strcmp((const char *)x->ents.data + x->slot[i] - 1, e)) {
+			*off = x->slot[i] - 1;
+			return 0;
+		}
+	}
+	if (x->ents.len + len >= UINT32_MAX)
+		return -BCN_EFULL;
+	*off = x->ents.len;
+	if ((rc = bcn_buf_add(&x->ents, e, len)))
+		return rc;
+	x->slot[i] = (uint32_t)*off + 1;
+	x->nent++;
+	return 0;
+}
+
 /* Decodes the block blob into x's records. */
 static int step_decode(struct sq_store *s, struct sq3_step *x,
 		       const void *blob, int len)
 {
 	struct bcn_block_reader *b;
+	size_t size;
 	int rc;
 
 	if (!blob || len <= 0)
 		return -BCN_ECORRUPT;
+	if (!x->pool)
+		return -ENOMEM;
 	rc = bcn_block_open(blob, (size_t)len, &sq3_lim, &b);
 	if (rc)
 		return rc;
@@ -777,16 +984,18 @@ static int step_decode(struct sq_store *s, struct sq3_step *x,
 			x->caprecs = nc;
 		}
 		r = &x->recs[x->nrecs];
-		rc = bcn_block_next(b, &r->rec, &r->seq, &r->idx);
+		rc = bcn_block_next(b, &s->dec, &r->seq, &r->idx);
 		if (rc <= 0)
 			return rc;
-		r->part = bcn_store_record_part(&r->rec);
-		r->chunk = bcn_timefmt_floor_div(r->rec.t, x->chunk);
-		r->ent = x->ents.len;
-		rc = bcn_record_entity(&r->rec, s->entity, sizeof(s->entity));
+		size = (bcn_block_record_size(s->dec.type) + 7) & ~(size_t)7;
+		if (!(r->rec = arena_get(&x->pool->arena, size)))
+			return -ENOMEM;
+		memcpy(r->rec, &s->dec, size);
+		r->part = bcn_store_record_part(&s->dec);
+		r->chunk = bcn_timefmt_floor_div(s->dec.t, x->chunk);
+		rc = bcn_record_entity(&s->dec, s->entity, sizeof(s->entity));
 		if (!rc)
-			rc = bcn_buf_add(&x->ents, s->entity,
-					 strlen(s->entity) + 1);
+			rc = step_intern(x, s->entity, &r->ent);
 		if (rc)
 			return rc;
 		x->nrecs++;
@@ -800,13 +1009,19 @@ static void step_ents(struct sq3_step *x)
 		x->recs[i].entp = (const char *)x->ents.data + x->recs[i].ent;
 }
 
+/* Closes x's readers and gives its buffers back to the pool. */
 static void step_free(struct sq3_step *x)
 {
 	for (size_t i = 0; i < x->nrd; i++)
 		bcn_block_close(x->rd[i]);
 	free(x->rd);
-	free(x->recs);
-	bcn_buf_free(&x->ents);
+	if (x->pool) {
+		x->pool->recs = x->recs;
+		x->pool->caprecs = x->caprecs;
+		x->pool->ents = x->ents;
+		x->pool->slot = x->slot;
+		x->pool->nslot = x->nslot;
+	}
 }
 
 /* The job of an L1 block's key: job parts (a target's records of one
@@ -814,7 +1029,7 @@ static void step_free(struct sq3_step *x)
  * only; other blocks hold every job (0). */
 static uint64_t key_job(const struct sq3_rec *r)
 {
-	return r->part == BCN_STORE_PART_JOB ? r->rec.job : 0;
+	return r->part == BCN_STORE_PART_JOB ? r->rec->job : 0;
 }
 
 /* Group order: part, entity, key job, chunk (then anything: put_blocks
@@ -824,13 +1039,11 @@ static int cmp_group(const void *a, const void *b)
 	const struct sq3_rec *x = *(const struct sq3_rec *const *)a;
 	const struct sq3_rec *y = *(const struct sq3_rec *const *)b;
 	uint64_t jx = key_job(x), jy = key_job(y);
-	int c;
 
 	if (x->part != y->part)
 		return x->part < y->part ? -1 : 1;
-	c = strcmp(x->entp, y->entp);
-	if (c)
-		return c;
+	if (x->ent != y->ent)   /* interned: same entity, same offset */
+		return x->ent < y->ent ? -1 : 1;
 	if (jx != jy)
 		return jx < jy ? -1 : 1;
 	return (x->chunk > y->chunk) - (x->chunk < y->chunk);
@@ -859,14 +1072,15 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 		       struct sq3_rec *const *g, size_t n)
 {
 	int64_t cs = g[0]->chunk * dd->v3->chunk;
-	struct sq3_step y = { .chunk = dd->v3->chunk };
+	struct sq3_step y;
 	struct bcn_block_item *bi = NULL;
 	sqlite3_stmt *st = NULL;
 	int rc, src = SQLITE_DONE;
 	size_t m = 0;
 
-	bcn_buf_init(&y.ents, BCN_BLOCK_RAW_MAX);
-	rc = stmt(s, dd, S3_L1_KEY, &st);
+	rc = step_init(s, &y, dd->v3->chunk, 1);
+	if (!rc)
+		rc = stmt(s, dd, S3_L1_KEY, &st);
 	if (!rc) {
 		sqlite3_bind_int(st, 1, layer);
 		sqlite3_bind_text(st, 2, g[0]->entp, -1, SQLITE_STATIC);
@@ -888,10 +1102,10 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 	if (!rc && !(bi = malloc((n + y.nrecs) * sizeof(*bi))))
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
-		bi[m++] = (struct bcn_block_item){ &g[i]->rec, g[i]->seq,
+		bi[m++] = (struct bcn_block_item){ g[i]->rec, g[i]->seq,
 						   g[i]->idx };
 	for (size_t i = 0; !rc && i < y.nrecs; i++)
-		bi[m++] = (struct bcn_block_item){ &y.recs[i].rec,
+		bi[m++] = (struct bcn_block_item){ y.recs[i].rec,
 						   y.recs[i].seq, y.recs[i].idx };
 	if (!rc)
 		rc = put_blocks(s, dd, layer, g[0]->part, g[0]->entp,
@@ -902,8 +1116,8 @@ static int merge_group(struct sq_store *s, struct sq_day *dd, int layer,
 }
 
 /* Reads L0 blocks of layer ending before horizon, oldest first, up to
- * SQ3_STEP_MAX records (one block at least), into x; their ids into
- * *ids. */
+ * SQ3_STEP_MAX records and SQ3_STEP_BYTES of them (one block at least),
+ * into x; their ids into *ids. */
 static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 		     int64_t horizon, struct sq3_step *x, int64_t **ids,
 		     size_t *nids)
@@ -920,8 +1134,9 @@ static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 		sqlite3_bind_int64(st, 2, horizon);
 	}
 	while (!rc && (src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*nids && x->nrecs + (uint64_t)sqlite3_column_int64(st, 2) >
-		    SQ3_STEP_MAX)
+		if (*nids && (x->nrecs + (uint64_t)sqlite3_column_int64(st, 2) >
+			      SQ3_STEP_MAX ||
+			      x->pool->arena.bytes >= SQ3_STEP_BYTES))
 			break;  /* the next step takes it */
 		if (*nids == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -948,14 +1163,16 @@ static int step_load(struct sq_store *s, struct sq_day *dd, int layer,
 static int compact_step(struct sq_store *s, struct sq_day *dd, int layer,
 			int64_t horizon, bool *did)
 {
-	struct sq3_step x = { .chunk = dd->v3->chunk };
+	struct sq3_step x;
 	struct sq3_rec **ptr = NULL;
 	int64_t *ids = NULL;
 	size_t nids = 0, a, b;
 	int rc, src;
 
 	*did = false;
-	bcn_buf_init(&x.ents, BCN_BLOCK_RAW_MAX);
+	rc = step_init(s, &x, dd->v3->chunk, 0);
+	if (rc)
+		return rc;
 	src = sq_run_sql(dd->db, "BEGIN IMMEDIATE", NULL);
 	rc = src == SQLITE_OK ? 0 : sq_fail(s, dd->db, "beginning", src);
 	if (!rc)

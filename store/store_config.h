@@ -81,6 +81,14 @@ extern const char *const bcn_store_backend_names[];
 	  .def = "183d", \
 	  .help = "How long records are kept, in whole days; expiry " \
 		  "deletes older days." }, \
+	{ "store_node_runs", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, member.cfg.node_runs), \
+	  .min = BCN_STORE_NODE_RUNS_MIN, .max = BCN_STORE_NODE_RUNS_MAX, \
+	  .def = "4096", \
+	  .help = "sqlite: identity runs (stretches of consecutive frame " \
+		  "numbers) kept per sender node and day; a node's records " \
+		  "that would start one more are refused, counted and " \
+		  "logged, other nodes' are not affected." }, \
 	{ "store_timeout", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, member.cfg.timeout_ms), .min = 1, \
 	  .max = BCN_STORE_TIMEOUT_MAX_MS, .def = "30s", \

@@ -1089,6 +1089,11 @@ static int sq_flush(struct bcn_store *bs)
 	return rc;
 }
 
+static uint64_t sq_refused(const struct bcn_store *bs)
+{
+	return ((const struct sq_store *)bs)->refused;
+}
+
 static void sq_close(struct bcn_store *bs)
 {
 	struct sq_store *s = (struct sq_store *)bs;
@@ -1096,6 +1101,7 @@ static void sq_close(struct bcn_store *bs)
 	for (int k = 0; k < SQ_OPEN_DAYS; k++)
 		day_close(&s->days[k]);
 	bcn_block_enc_free(s->enc);
+	sq3_pool_free(s);
 	bcn_buf_free(&s->blk);
 	bcn_frame_builder_free(&s->fb);
 	bcn_frame_free(&s->frame);
@@ -1165,4 +1171,5 @@ const struct bcn_store_ops bcn_store_sqlite_ops = {
 	.count = sq_count,
 	.expire = sq_expire,
 	.flush = sq_flush,
+	.refused = sq_refused,
 };

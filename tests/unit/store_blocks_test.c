@@ -7,6 +7,8 @@
  *     counts must give the same answers, byte for byte;
  *   - identities: appending again after compaction stores nothing,
  *     runs stay few when frames are consecutive, nrec = 0 still dedupes;
+ *   - a node whose frame numbers skip is held to node_runs runs a day,
+ *     its excess records refused and counted, other nodes unaffected;
  *   - late records into a compacted chunk: merged with a small L1
  *     block of their key, a block of their own beside a big one;
  *   - compaction from append once a chunk is closed;
@@ -68,7 +70,8 @@ static void fresh_dir(char *dir, size_t len)
 	assert_true(n > 0 && (size_t)n < len);
 }
 
-static struct bcn_store *open_store(const char *dir, int schema)
+static struct bcn_store *open_store_runs(const char *dir, int schema,
+				       uint64_t node_runs)
 {
 	struct bcn_store_config cfg;
 	struct bcn_store *s = NULL;
@@ -77,9 +80,16 @@ static struct bcn_store *open_store(const char *dir, int schema)
 	bcn_store_config_defaults(&cfg);
 	snprintf(cfg.dir, sizeof(cfg.dir), "%s", dir);
 	cfg.schema = schema;
+	if (node_runs)
+		cfg.node_runs = node_runs;
 	if (bcn_store_open(&cfg, &s, err, sizeof(err)))
 		fail_msg("open %s: %s", dir, err);
 	return s;
+}
+
+static struct bcn_store *open_store(const char *dir, int schema)
+{
+	return open_store_runs(dir, schema, 0);
 }
 
 /* Random records in frames of 1..8 records of one node, consecutive
@@ -431,6 +441,92 @@ static void test_identity(void **state)
 	bcn_store_close(s);
 }
 
+/* One ost record of node about target at BASE + i * 10 s, frame seq. */
+static void node_rec(struct recs *x, const char *node, const char *target,
+		     size_t i, uint64_t seq)
+{
+	struct bcn_record *r = &x->rec[x->n];
+
+	bcn_record_init(r, BCN_REC_OST);
+	r->node = node;
+	r->t = BASE + (int64_t)i * 10 * SEC;
+	r->dur = 10 * SEC;
+	r->u.ost.target = target;
+	r->u.ost.read_bytes = seq;
+	x->it[x->n++] = (struct bcn_store_item){ r, seq, 0, 1 };
+}
+
+static uint64_t count_target(struct bcn_store *s, const char *target)
+{
+	struct bcn_store_query q = { BCN_LAYER_OST, target, 0, INT64_MIN,
+				     INT64_MAX, 0, BCN_STORE_PART_ANY };
+	uint64_t n;
+
+	assert_int_equal(bcn_store_count(s, &q, &n), 0);
+	return n;
+}
+
+/* A node whose frame numbers skip (seq += 2) makes a run per frame: at
+ * node_runs of them its records that would start another are refused
+ * and counted, while the other nodes' records in the same batches are
+ * all stored, once; a resend that fills a gap merges two runs and makes
+ * room for one more. */
+static void test_node_runs(void **state)
+{
+	static struct recs x;
+	char dir[PATH_MAX];
+	struct bcn_store *s;
+
+	(void)state;
+	fresh_dir(dir, sizeof(dir));
+	s = open_store_runs(dir, 0, 16);
+	x.n = 0;
+	for (size_t i = 0; i < 100; i++) {     /* interleaved, one batch */
+		node_rec(&x, "bad", "lustre-OST0000", i, 1000 + 2 * i);
+		node_rec(&x, "oss1", "lustre-OST0001", i, 1 + i);
+		node_rec(&x, "oss2", "lustre-OST0002", i, 501 + i);
+	}
+	assert_int_equal(bcn_store_append(s, x.it, 150), 0);
+	assert_int_equal(bcn_store_append(s, x.it + 150, x.n - 150), 0);
+	assert_int_equal(count_target(s, "lustre-OST0000"), 16);
+	assert_int_equal(count_target(s, "lustre-OST0001"), 100);
+	assert_int_equal(count_target(s, "lustre-OST0002"), 100);
+	assert_int_equal(bcn_store_refused(s), 84);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT COUNT(*) FROM runs "
+				 "WHERE node = 'bad'"), 16);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT COUNT(*) FROM runs "
+				 "WHERE node <> 'bad'"), 2);
+	/* again, before and after compaction: stored once, refused again */
+	assert_int_equal(bcn_store_append(s, x.it, x.n), 0);
+	assert_int_equal(bcn_store_flush(s), 0);
+	assert_int_equal(bcn_store_append(s, x.it, x.n), 0);
+	assert_int_equal(count_target(s, "lustre-OST0000"), 16);
+	assert_int_equal(count_target(s, "lustre-OST0001"), 100);
+	assert_int_equal(count_target(s, "lustre-OST0002"), 100);
+	assert_int_equal(bcn_store_refused(s), 3 * 84);
+	/* seq 1001 joins the runs of 1000 and 1002: room for 1032 */
+	x.n = 0;
+	node_rec(&x, "bad", "lustre-OST0000", 0, 1001);
+	node_rec(&x, "bad", "lustre-OST0000", 16, 1032);
+	node_rec(&x, "bad", "lustre-OST0000", 17, 1034);
+	assert_int_equal(bcn_store_append(s, x.it, x.n), 0);
+	assert_int_equal(count_target(s, "lustre-OST0000"), 18);
+	assert_int_equal(bcn_store_refused(s), 3 * 84 + 1);
+	assert_int_equal(sql_val(dir, "20240110", "SELECT COUNT(*) FROM runs "
+				 "WHERE node = 'bad'"), 16);
+	bcn_store_close(s);
+	/* the runs come back from the file: still full for that node */
+	s = open_store_runs(dir, 0, 16);
+	x.n = 0;
+	node_rec(&x, "bad", "lustre-OST0000", 18, 1036);
+	node_rec(&x, "oss1", "lustre-OST0001", 100, 101);
+	assert_int_equal(bcn_store_append(s, x.it, x.n), 0);
+	assert_int_equal(bcn_store_refused(s), 1);
+	assert_int_equal(count_target(s, "lustre-OST0000"), 18);
+	assert_int_equal(count_target(s, "lustre-OST0001"), 101);
+	bcn_store_close(s);
+}
+
 /* Late records of a compacted chunk are merged into its L1 block while
  * that is small, else written beside it; an append whose records close a
  * chunk compacts it without a flush. */
@@ -573,6 +669,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_equivalence),
 		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_node_runs),
 		cmocka_unit_test(test_late_and_closed),
 		cmocka_unit_test(test_mixed_and_newer),
 		cmocka_unit_test(test_damaged_block),

@@ -30,6 +30,7 @@ static void assert_same_cfg(const struct bcn_store_config *a,
 	assert_int_equal(a->shards, b->shards);
 	assert_int_equal(a->retention_days, b->retention_days);
 	assert_int_equal(a->timeout_ms, b->timeout_ms);
+	assert_int_equal(a->node_runs, b->node_runs);
 }
 
 static void load_defaults(struct bcn_store_settings *s)
@@ -75,6 +76,7 @@ static const char daemon_file[] =
 	"\n"
 	"store_retention = 4320h\n"
 	"store_timeout = 1500ms\n"
+	"store_node_runs = 100\n"
 	"server = a\n"
 	"server = b\n";
 
@@ -98,6 +100,7 @@ static void test_daemon_file(void **state)
 	assert_int_equal(s.cfg.shards, 3);
 	assert_int_equal(s.cfg.retention_days, 180);
 	assert_int_equal(s.cfg.timeout_ms, 1500);
+	assert_int_equal(s.cfg.node_runs, 100);
 	assert_string_equal(s.cfg.dir, "beacon-store");  /* default kept */
 }
 
@@ -116,6 +119,8 @@ static const struct err_case err_cases[] = {
 	{ "Store_dir = x\n", -BCN_ESYNTAX, "f.conf:1:" },
 	{ "store_shards = 0\n", -BCN_ERANGE, "f.conf:1:" },
 	{ "store_replicas = 17\n", -BCN_ERANGE, "f.conf:1:" },
+	{ "store_node_runs = 15\n", -BCN_ERANGE, "f.conf:1:" },
+	{ "store_node_runs = 65537\n", -BCN_ERANGE, "f.conf:1:" },
 	{ "store_backend = mysql\n", -BCN_ESYNTAX, "f.conf:1:" },
 	{ "store_retention = 12h\n", -BCN_ERANGE, "f.conf:1:" },
 	{ "store_dir =\n", -BCN_ERANGE, "f.conf:1:" },
