@@ -459,7 +459,7 @@ static void node_rec(struct recs *x, const char *node, const char *target,
 static uint64_t count_target(struct bcn_store *s, const char *target)
 {
 	struct bcn_store_query q = { BCN_LAYER_OST, target, 0, INT64_MIN,
-				     INT64_MAX, 0, BCN_STORE_PART_ANY };
+				     INT64_MAX, 0, BCN_STORE_PART_ANY, false };
 	uint64_t n;
 
 	assert_int_equal(bcn_store_count(s, &q, &n), 0);
