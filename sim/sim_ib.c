@@ -232,51 +232,94 @@ static int ibsim_write(const struct bcn_sim *s, uint64_t per)
 	return rc;
 }
 
+/* Leaves per core switch in the topology file: one core takes at most
+ * BCN_SIM_IBSIM_PORTS leaves (a switch has at most 255 ports), larger
+ * fabrics get more cores ("core", "core2", ...), as a site's spine. */
+#define LEAVES_PER_CORE BCN_SIM_IBSIM_PORTS
+
+static void core_name(uint64_t k, char *buf, size_t len)
+{
+	if (k)
+		snprintf(buf, len, "core%" PRIu64, k + 1);
+	else
+		snprintf(buf, len, "core");
+}
+
+/* Core switch k of the topology file with its leaves' uplinks. */
+static int topo_core(const struct bcn_sim *s, uint64_t per, uint64_t k,
+		     struct bcn_buf *out)
+{
+	uint64_t first = k * LEAVES_PER_CORE, sw, nsw = s->c.switches;
+	uint64_t n = nsw - first < LEAVES_PER_CORE ? nsw - first :
+		     LEAVES_PER_CORE;
+	char name[32];
+	int rc;
+
+	core_name(k, name, sizeof(name));
+	rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%" PRIu64
+			    " \"S-%016llx\"\t\t# \"%s\" base port 0 lid %" PRIu64
+			    " lmc 0\n", IBSIM_GUID_CORE + k, n + 1,
+			    IBSIM_GUID_CORE + k, name, k + 1);
+	for (sw = first; !rc && sw < first + n; sw++)
+		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%" PRIu64
+				    "]\t\t# \"sw%02" PRIu64 "\" lid %" PRIu64
+				    " 4xEDR\n", sw - first + 1,
+				    IBSIM_GUID_LEAF + sw + 1, per + 1, sw + 1,
+				    sw + 2);
+	return rc ? rc : bcn_buf_adds(out, "\n");
+}
+
+/* Leaf switch sw of the topology file: its nodes and its uplink. */
+static int topo_leaf(const struct bcn_sim *s, uint64_t per, uint64_t sw,
+		     struct bcn_buf *out)
+{
+	uint64_t k = sw / LEAVES_PER_CORE, p, node;
+	char name[32];
+	int rc;
+
+	core_name(k, name, sizeof(name));
+	rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%" PRIu64
+			    " \"S-%016llx\"\t\t# \"sw%02" PRIu64 "\" base port 0 "
+			    "lid %" PRIu64 " lmc 0\n", IBSIM_GUID_LEAF + sw + 1,
+			    per + 1, IBSIM_GUID_LEAF + sw + 1, sw + 1, sw + 2);
+	for (p = 0; !rc && p < per; p++) {
+		node = sw * per + p;
+		if (node >= s->c.compute)
+			break;
+		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016llx\"[1]"
+				    "(%llx) \t\t# \"cn%05" PRIu64 "\" lid %"
+				    PRIu64 " 4xEDR\n", p + 1,
+				    IBSIM_GUID_NODE + node + 1,
+				    IBSIM_GUID_NODE + node + 1, node + 1,
+				    1000 + node);
+	}
+	if (!rc)
+		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%" PRIu64
+				    "]\t\t# \"%s\" lid %" PRIu64 " 4xEDR\n\n",
+				    per + 1, IBSIM_GUID_CORE + k,
+				    sw % LEAVES_PER_CORE + 1, name, k + 1);
+	return rc;
+}
+
 /* The cabling as ibnetdiscover shows the ibsim fabric above: leaf swNN
  * (GUID IBSIM_GUID_LEAF + NN) with compute node cnXXXXX (node GUID
  * IBSIM_GUID_NODE + XXXXX) on its node ports and its last port to port
  * NN of "core" (listed first, as ibnetdiscover starts from it); the
- * adapter "mgmt" that only ibsim needs is left out. Every link 4xEDR,
- * as the sysfs rate says. */
+ * adapter "mgmt" that only ibsim needs is left out. Beyond
+ * LEAVES_PER_CORE leaves (no ibsim fabric is that large) leaf NN goes
+ * to core NN / LEAVES_PER_CORE + 1. Every link 4xEDR, as the sysfs rate
+ * says. */
 int bcn_sim_ib_topology(const struct bcn_sim *s, struct bcn_buf *out)
 {
-	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, p, node;
+	uint64_t per = s->c.switches ? per_switch(s) : 0, sw, k;
+	uint64_t cores = (s->c.switches + LEAVES_PER_CORE - 1) / LEAVES_PER_CORE;
 	int rc = bcn_buf_printf(out, "#\n# Topology file: beacon-sim, %" PRIu64
-				" leaf switches\n#\n\nswitchguid=0x%016llx\n"
-				"Switch\t%" PRIu64 " \"S-%016llx\"\t\t# \"core\" "
-				"base port 0 lid 1 lmc 0\n", s->c.switches,
-				IBSIM_GUID_CORE, s->c.switches + 1,
-				IBSIM_GUID_CORE);
+				" leaf switches\n#\n\n", s->c.switches);
 
+	for (k = 0; !rc && k < cores; k++)
+		rc = topo_core(s, per, k, out);
 	for (sw = 0; !rc && sw < s->c.switches; sw++)
-		rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%" PRIu64
-				    "]\t\t# \"sw%02" PRIu64 "\" lid %" PRIu64
-				    " 4xEDR\n", sw + 1, IBSIM_GUID_LEAF + sw + 1,
-				    per + 1, sw + 1, sw + 2);
-	rc = rc ? rc : bcn_buf_adds(out, "\n");
-
-	for (sw = 0; !rc && sw < s->c.switches; sw++) {
-		rc = bcn_buf_printf(out, "switchguid=0x%016llx\nSwitch\t%"
-				    PRIu64 " \"S-%016llx\"\t\t# \"sw%02" PRIu64
-				    "\" base port 0 lid %" PRIu64 " lmc 0\n",
-				    IBSIM_GUID_LEAF + sw + 1, per + 1,
-				    IBSIM_GUID_LEAF + sw + 1, sw + 1, sw + 2);
-		for (p = 0; !rc && p < per; p++) {
-			node = sw * per + p;
-			if (node >= s->c.compute)
-				break;
-			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"H-%016llx\"[1]"
-					    "(%llx) \t\t# \"cn%05" PRIu64 "\" lid %"
-					    PRIu64 " 4xEDR\n", p + 1,
-					    IBSIM_GUID_NODE + node + 1,
-					    IBSIM_GUID_NODE + node + 1, node + 1,
-					    1000 + node);
-		}
-		if (!rc)
-			rc = bcn_buf_printf(out, "[%" PRIu64 "]\t\"S-%016llx\"[%"
-					    PRIu64 "]\t\t# \"core\" lid 1 4xEDR\n"
-					    "\n", per + 1, IBSIM_GUID_CORE, sw + 1);
-	}
+		rc = topo_leaf(s, per, sw, out);
 	return rc;
 }
 

@@ -10,7 +10,9 @@
 # (OUT/topology.net, ibnetdiscover's format) read by beacon-swd's
 # topology_file gives one topology record per cabled port: the 16 nodes
 # on their ports, each leaf's uplink to the core and the core's ports to
-# them, the leaves named as the port records name them.
+# them, the leaves named as the port records name them. A fabric of 300
+# leaves (more than a switch has ports) hangs them on two cores, and its
+# cabling reads the same way.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
@@ -83,5 +85,35 @@ if (a["remote_kind"], a["remote_name"], a["rate"]) != ("host", "cn00001", 125000
    (by[("core", 2)]["remote_name"], by[("core", 2)]["remote_port"]) != ("sw02", 9):
     raise SystemExit("topology: %r %r %r" % (a, b, up))
 print("sw01: 8 node ports x 100 MiB, uplink", ports[9][0]["rcv_bytes"], "bytes per interval: ok")
+PYEOF
+
+# 300 leaves of 2 nodes: leaves 1-254 on "core", 255-300 on "core2"
+cat > "$T/big.conf" <<EOF
+out = $T/big
+compute = 600
+switches = 300
+epoch = 1790000000
+jobs_per_hour = 0
+EOF
+"$SIM" --config "$T/big.conf" --until 1 2>> "$T/sim.log" || fail "beacon-sim, 300 leaves"
+"$SWD" --node sw01 --root "$T/big/sw01" --interval 1h --count 1 \
+	--output "$T/big.bin" --topology-file "$T/big/topology.net" 2> "$T/big.log" ||
+	{ cat "$T/big.log" >&2; fail "beacon-swd, 300 leaves"; }
+"$BEACON" decode "$T/big.bin" > "$T/big.jsonl" || fail "decode, 300 leaves"
+/usr/bin/python3 - "$T/big.jsonl" <<'PYEOF' || fail "topology, 300 leaves"
+import json, sys
+topo = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "topology"]
+by = {(r["switch_name"], r["port"]): r for r in topo}
+# 300 leaves x (2 nodes + uplink), and the cores' 254 + 46 ports
+if len(topo) != 1200 or len(by) != 1200:
+    raise SystemExit("topology records: %d" % len(topo))
+checks = [(("sw254", 3), ("core", 254)), (("sw255", 3), ("core2", 1)),
+          (("sw300", 3), ("core2", 46)), (("core2", 46), ("sw300", 3)),
+          (("core", 1), ("sw01", 3))]
+for (sw, port), want in checks:
+    r = by[(sw, port)]
+    if (r["remote_kind"], r["remote_name"], r["remote_port"]) != ("switch",) + want:
+        raise SystemExit("topology: %s[%d]: %r" % (sw, port, r))
+print("300 leaves on two cores: 1200 cabled ports: ok")
 PYEOF
 echo "sim_ib: ok"
