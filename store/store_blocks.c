@@ -1541,7 +1541,7 @@ static int win_merge(struct sq3_win *w, bcn_store_record_fn *fn, void *arg)
 static int open_later(struct sq_store *s, struct sq_day *dd,
 		      const struct sq3_later *l, struct sq3_cur *c)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc = stmt(s, dd, S3_BLOCK_GET, &st), src;
 
 	if (rc)
