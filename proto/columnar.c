@@ -379,7 +379,10 @@ static int enc_split(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		if (l->flat) {  /* every slot in order: no walk (most
 				 * records are io records) */
 			for (unsigned s = 0; s < l->nslots; s++)
-				if (bcn_varint_get(&src.p, src.end, &vals[s]))
+				if (src.p < src.end && *src.p < 0x80)
+					vals[s] = *src.p++;     /* most */
+				else if (bcn_varint_get(&src.p, src.end,
+							&vals[s]))
 					return -BCN_ECORRUPT;
 			memset(pres, 1, l->nslots);
 		} else {
