@@ -24,6 +24,8 @@
 # last two run for that build's tracer and daemon too, interleaved with
 # this build's in the same run ("variant": "before" and "after").
 # TRACER_BENCH_PARTS: "fio calls" (default), "fio" or "calls".
+# TRACER_BENCH_CODEC: the daemons' --frame-codec (zstd by default;
+# columnar: the column transform's cost per record).
 # Data go to /dev/shm when it exists (tmpfs: the fastest I/O, the tracer's
 # worst case, and no writeback noise).
 # usage: [TRACER_BENCH_BEFORE=DIR] [TRACER_BENCH_PARTS=...] \
@@ -31,6 +33,7 @@
 set -euo pipefail
 PARTS=${TRACER_BENCH_PARTS:-fio calls}
 BEFORE=${TRACER_BENCH_BEFORE:-}
+CODEC=${TRACER_BENCH_CODEC:-zstd}
 BUILD=${1:?usage: tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]}
 RUNS=${2:-5}
 SECS=${3:-2}
@@ -50,7 +53,7 @@ trap cleanup EXIT
 command -v fio >/dev/null || { echo "fio missing: deploy/install-deps" >&2; exit 1; }
 
 "$CLIENTD" --node cn0001 --output "$T/out.bin" --tracer-socket "$SOCK" \
-	--stats-file "$T/stats.json" 2> "$T/log" &
+	--stats-file "$T/stats.json" --frame-codec "$CODEC" 2> "$T/log" &
 pid=$!
 sleep 0.5
 
@@ -67,7 +70,7 @@ if [[ " $PARTS " == *" calls "* ]]; then
 	if [ -n "$BEFORE" ]; then
 		"$BEFORE/collectors/client/beacon-clientd" --node cn0001 \
 			--output "$T/before.bin" --tracer-socket "$SOCK-before" \
-			2> "$T/before.log" &
+			--frame-codec "$CODEC" 2> "$T/before.log" &
 		bpid=$!
 		sleep 0.5
 		variants+=("before:$BEFORE/lib/libbeacon_trace.so:$SOCK-before:$bpid")

@@ -23,6 +23,8 @@
 struct layout {
 	const struct bcn_record_desc *d;
 	uint16_t nslots;
+	bool flat;              /* one slot per field, always present (no
+				 * vector or distribution fields) */
 	uint16_t first[FIELDS_MAX];
 	/* io only: the slots the predictors use, 0 when not io */
 	uint16_t pid, fd, file, offset, size, count, stride, busy;
@@ -88,9 +90,11 @@ static int layouts(struct layout *lay)
 		l->d = bcn_record_desc(t);
 		if (!l->d || l->d->nfields > FIELDS_MAX)
 			return -BCN_ERANGE;
+		l->flat = true;
 		for (size_t i = 0; i < l->d->nfields; i++) {
 			l->first[i] = (uint16_t)s;
 			s += field_slots(&l->d->fields[i]);
+			l->flat = l->flat && field_slots(&l->d->fields[i]) == 1;
 		}
 		if (s > BCN_COL_SLOTS_MAX)
 			return -BCN_ERANGE;
@@ -266,17 +270,23 @@ void bcn_col_enc_free(struct bcn_col_enc *e)
 	free(e);
 }
 
-static int col_push(struct col *c, uint64_t v)
+/* Doubles c's room (out of col_push's way: it is rare). */
+static __attribute__((noinline)) int col_grow(struct col *c)
 {
-	if (c->n == c->cap) {
-		uint32_t ncap = c->cap ? c->cap * 2 : 64;
-		uint64_t *nv = realloc(c->v, ncap * sizeof(*nv));
+	uint32_t ncap = c->cap ? c->cap * 2 : 64;
+	uint64_t *nv = realloc(c->v, ncap * sizeof(*nv));
 
-		if (!nv)
-			return -ENOMEM;
-		c->v = nv;
-		c->cap = ncap;
-	}
+	if (!nv)
+		return -ENOMEM;
+	c->v = nv;
+	c->cap = ncap;
+	return 0;
+}
+
+static inline int col_push(struct col *c, uint64_t v)
+{
+	if (c->n == c->cap && col_grow(c))
+		return -ENOMEM;
 	c->v[c->n++] = v;
 	return 0;
 }
@@ -294,15 +304,10 @@ static int row_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 	return bcn_varint_get(&r->p, r->end, v) ? -BCN_ECORRUPT : 0;
 }
 
-static size_t varint_len(uint64_t v)
+static inline size_t varint_len(uint64_t v)
 {
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	/* 7 bits a byte: bits needed (at least 1), rounded up */
+	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
 /* Chooses the shortest mode for c and returns its payload length. */
@@ -371,9 +376,20 @@ static int enc_split(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 			return -BCN_ECORRUPT;
 		const struct layout *l = &e->lay[type];
 
-		rc = walk(l, (unsigned)type, row_get, &src, vals, pres);
-		if (rc)
-			return rc;
+		if (l->flat) {  /* every slot in order: no walk (most
+				 * records are io records) */
+			for (unsigned s = 0; s < l->nslots; s++)
+				if (src.p < src.end && *src.p < 0x80)
+					vals[s] = *src.p++;     /* most */
+				else if (bcn_varint_get(&src.p, src.end,
+							&vals[s]))
+					return -BCN_ECORRUPT;
+			memset(pres, 1, l->nslots);
+		} else {
+			rc = walk(l, (unsigned)type, row_get, &src, vals, pres);
+			if (rc)
+				return rc;
+		}
 		transform(&e->pr, l, (unsigned)type, vals, 1);
 		rc = col_push(&e->cols[0][0], type);
 		for (unsigned s = 0; !rc && s < l->nslots; s++)

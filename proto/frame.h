@@ -174,6 +174,8 @@ struct bcn_frame_builder {
 	int64_t last_t;
 	int level;                      /* zlib level, 0 stores uncompressed */
 	int zstd;                       /* zstd instead of zlib, at level */
+	int io_direct;                  /* io records: io_put (1), the
+					 * descriptor's walk (-1), unknown */
 	void *zctx;                     /* zstd's compression context */
 	struct bcn_col_enc *cenc;       /* columnar payloads when set */
 	struct bcn_buf cbuf;            /* the columnar payload */

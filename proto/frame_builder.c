@@ -1,6 +1,8 @@
 /* Frame builder: encodes records into the compact payload (string table,
  * delta-encoded times, varints), compresses it and wraps it in a frame. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -108,18 +110,24 @@ static int rehash(struct bcn_frame_builder *b)
 	return 0;
 }
 
-/* Returns the wire index of s (0 for ""), adding it to the table. */
+/* Returns the wire index of s (0 for ""), adding it to the table, or
+ * -BCN_ERANGE for a string bcn_record_check refuses. */
 static int intern(struct bcn_frame_builder *b, const char *s, uint64_t *idx)
 {
-	size_t n = strlen(s);
 	uint8_t hdr[BCN_VARINT_MAX];
 	uint32_t h, mask;
+	size_t n;
 	int rc;
 
-	if (n == 0) {
+	if (!s)
+		return -BCN_ERANGE;
+	if (!s[0]) {
 		*idx = 0;
 		return 0;
 	}
+	n = strnlen(s, BCN_STR_MAX + 1);
+	if (n > BCN_STR_MAX)
+		return -BCN_ERANGE;
 	if ((b->nstr + 1) * 2 > b->slot_cap && (rc = rehash(b)))
 		return rc;
 	mask = b->slot_cap - 1;
@@ -186,8 +194,11 @@ static int put_field(struct bcn_frame_builder *b, const struct bcn_field *fd,
 	int rc;
 
 	switch (fd->kind) {
-	case BCN_F_U64:
 	case BCN_F_ENUM:
+		if (*(const uint64_t *)src >= fd->n)
+			return -BCN_ERANGE;
+		/* fall through */
+	case BCN_F_U64:
 		p += bcn_varint_put(p, *(const uint64_t *)src);
 		break;
 	case BCN_F_I64:
@@ -217,6 +228,82 @@ static int put_field(struct bcn_frame_builder *b, const struct bcn_field *fd,
 	return 0;
 }
 
+/* The io record's fields as io_put writes them: its descriptor's. */
+static const struct {
+	uint16_t offset;
+	uint8_t kind;
+} io_order[] = {
+#define IO_F(m, k) { offsetof(struct bcn_record, u.io.m), k }
+	IO_F(step, BCN_F_U64), IO_F(rank, BCN_F_I64), IO_F(pid, BCN_F_U64),
+	IO_F(op, BCN_F_ENUM), IO_F(fd, BCN_F_I64), IO_F(file, BCN_F_U64),
+	IO_F(path, BCN_F_STR), IO_F(offset, BCN_F_U64),
+	IO_F(size, BCN_F_U64), IO_F(count, BCN_F_U64),
+	IO_F(stride, BCN_F_I64), IO_F(busy, BCN_F_U64),
+#undef IO_F
+};
+
+/* Whether d (the io descriptor) lists exactly io_order's fields. */
+static bool io_order_holds(const struct bcn_record_desc *d)
+{
+	if (d->nfields != sizeof(io_order) / sizeof(io_order[0]))
+		return false;
+	for (size_t i = 0; i < d->nfields; i++)
+		if (d->fields[i].offset != io_order[i].offset ||
+		    d->fields[i].kind != io_order[i].kind)
+			return false;
+	return true;
+}
+
+/* The fields of io record r at *pp, as put_field would write them one
+ * by one (most records are io records: the per-field dispatch was most
+ * of the encoding's time). Returns 0 or put_field's errors. */
+static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
+		  const struct bcn_record *r, uint8_t **pp)
+{
+	const struct bcn_rec_io *io = &r->u.io;
+	uint8_t *p = *pp;
+	uint64_t idx;
+	int rc;
+
+	if (io->op >= d->fields[3].n)
+		return -BCN_ERANGE;
+	rc = intern(b, io->path, &idx);
+	if (rc)
+		return rc;
+	p += bcn_varint_put(p, io->step);
+	p += bcn_varint_put(p, bcn_zigzag(io->rank));
+	p += bcn_varint_put(p, io->pid);
+	p += bcn_varint_put(p, io->op);
+	p += bcn_varint_put(p, bcn_zigzag(io->fd));
+	p += bcn_varint_put(p, io->file);
+	p += bcn_varint_put(p, idx);
+	p += bcn_varint_put(p, io->offset);
+	p += bcn_varint_put(p, io->size);
+	p += bcn_varint_put(p, io->count);
+	p += bcn_varint_put(p, bcn_zigzag(io->stride));
+	p += bcn_varint_put(p, io->busy);
+	*pp = p;
+	return 0;
+}
+
+/* The fields of r at *pp. Returns 0 or put_field's errors. */
+static int put_fields(struct bcn_frame_builder *b,
+		      const struct bcn_record_desc *d,
+		      const struct bcn_record *r, uint8_t **pp)
+{
+	int rc = 0;
+
+	if (r->type == BCN_REC_IO) {
+		if (!b->io_direct)
+			b->io_direct = io_order_holds(d) ? 1 : -1;
+		if (b->io_direct > 0)
+			return io_put(b, d, r, pp);
+	}
+	for (size_t i = 0; !rc && i < d->nfields; i++)
+		rc = put_field(b, &d->fields[i], r, pp);
+	return rc;
+}
+
 int bcn_frame_builder_add(struct bcn_frame_builder *b,
 			  const struct bcn_record *r)
 {
@@ -226,29 +313,37 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	uint8_t *start, *p;
 	int rc;
 
-	rc = bcn_record_check(r);
-	if (rc)
-		return rc;
-	if (b->nrec >= b->max_records)
-		return -BCN_EFULL;
+	/* each field is checked as it is encoded (bcn_record_check's
+	 * rules: a second pass over the fields was a twentieth of
+	 * beacon-clientd's time); a bad record is refused before anything
+	 * else, as bcn_record_check first would */
+	if (!d || bcn_record_check_rules(r))
+		return -BCN_ERANGE;
 	/* the raw payload must stay within max_raw: records + strings */
-	if (bcn_frame_builder_size(b) + ADD_WORST > b->recs.max)
-		return -BCN_EFULL;
+	if (b->nrec >= b->max_records ||
+	    bcn_frame_builder_size(b) + ADD_WORST > b->recs.max) {
+		rc = bcn_record_check(r);
+		return rc ? rc : -BCN_EFULL;
+	}
 	rc = bcn_buf_reserve(&b->recs, REC_WORST);
-	if (rc)
-		return rc;
+	if (rc) {
+		int bad = bcn_record_check(r);
+
+		return bad ? bad : rc;
+	}
 	start = p = b->recs.data + b->recs.len;
 	p += bcn_varint_put(p, r->type);
 	p += bcn_varint_put(p, bcn_zigzag((int64_t)((uint64_t)r->t -
 						     (uint64_t)b->last_t)));
 	p += bcn_varint_put(p, (uint64_t)r->dur);
 	p += bcn_varint_put(p, r->job);
-	for (size_t i = 0; i < d->nfields; i++) {
-		rc = put_field(b, &d->fields[i], r, &p);
-		if (rc) {       /* recs.len untouched: record dropped */
-			unintern(b, nstr, slen);
-			return rc;
-		}
+	rc = put_fields(b, d, r, &p);
+	if (rc) {       /* recs.len untouched: record dropped */
+		unintern(b, nstr, slen);
+		/* a full string table: a bad field later on wins */
+		if (rc == -BCN_EFULL && bcn_record_check(r))
+			rc = -BCN_ERANGE;
+		return rc;
 	}
 	b->recs.len += (size_t)(p - start);
 	b->last_t = r->t;

@@ -594,6 +594,71 @@ static void test_time_window(void **state)
 	assert_int_equal(window_check(1704844800 * s, s), -BCN_ERANGE);
 }
 
+/* A builder with room refuses a bad record as it encodes it (the check is
+ * folded into the encoding) and keeps nothing of it: neither the record
+ * nor a string it had interned (a stray string makes a frame malformed). */
+static void test_builder_refuses_in_place(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_record good, r, out;
+	struct bcn_frame f;
+	struct bcn_buf w;
+	char big[BCN_STR_MAX + 2];
+	size_t used, size;
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	assert_int_equal(bcn_frame_builder_init(&b, &lim, 1), 0);
+	bcn_record_init(&good, BCN_REC_IO);
+	good.t = 1000;
+	good.u.io.path = "/scratch/a";
+	good.u.io.size = 4096;
+	assert_int_equal(bcn_frame_builder_add(&b, &good), 0);
+	size = bcn_frame_builder_size(&b);
+	r = good;
+	r.u.io.op = BCN_IO_OP_MAX;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	r = good;
+	r.u.io.path = big;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	r.u.io.path = NULL;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	r = good;
+	r.u.io.count = 0;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	r = good;
+	r.dur = -1;
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	/* a string first, then a bad enum: the string goes again */
+	bcn_record_init(&r, BCN_REC_TOPOLOGY);
+	r.u.topo.remote_kind = 200;
+	r.node = "cn7";
+	for (size_t i = 0; i < bcn_record_desc(BCN_REC_TOPOLOGY)->nfields; i++) {
+		const struct bcn_field *fd =
+			&bcn_record_desc(BCN_REC_TOPOLOGY)->fields[i];
+
+		if (fd->kind == BCN_F_STR)
+			*(const char **)((char *)&r + fd->offset) = "new-one";
+	}
+	assert_int_equal(bcn_frame_builder_add(&b, &r), -BCN_ERANGE);
+	assert_int_equal(bcn_frame_builder_count(&b), 1);
+	assert_int_equal(bcn_frame_builder_size(&b), size);
+	bcn_buf_init(&w, 1 << 16);
+	assert_int_equal(bcn_frame_builder_finish(&b, "cn7", 1, &w), 0);
+	bcn_frame_init(&f);
+	assert_int_equal(bcn_frame_open(&f, w.data, w.len, &lim, &used), 0);
+	assert_int_equal(bcn_frame_validate(&f), 0);
+	bcn_frame_rewind(&f);
+	assert_int_equal(bcn_frame_next(&f, &out), 1);
+	good.node = out.node;
+	assert_same(&good, &out);
+	assert_int_equal(bcn_frame_next(&f, &out), 0);
+	bcn_frame_free(&f);
+	bcn_buf_free(&w);
+	bcn_frame_builder_free(&b);
+}
+
 static void test_builder_limits(void **state)
 {
 	struct bcn_frame_limits l = lim;
@@ -832,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_builder_rollback),
 		cmocka_unit_test(test_time_window),
 		cmocka_unit_test(test_builder_limits),
+		cmocka_unit_test(test_builder_refuses_in_place),
 		cmocka_unit_test(test_string_table_dedup),
 		cmocka_unit_test(test_varint_edges),
 		cmocka_unit_test(test_json_and_ops),
