@@ -793,8 +793,15 @@ int main(int argc, char **argv)
 	double nodes, secs;
 	int rc, reps = 0;
 
-	if (argc == 6)
-		reps = atoi(argv[5]);
+	if (argc == 6) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(argv[5], &end, 10);
+		reps = errno || end == argv[5] || *end || v < 1 ||
+		       v > APPEND_REPS_MAX ? 0 : (int)v;
+	}
 	if (argc < 5 || argc > 6 || (nodes = strtod(argv[3], NULL)) <= 0 ||
 	    (secs = strtod(argv[4], NULL)) <= 0 ||
 	    (argc == 6 && (reps < 1 || reps > APPEND_REPS_MAX))) {
