@@ -448,7 +448,7 @@ static void drop_queued(struct thr *t)
 static void put_rec(struct thr *t, const struct bcn_iorun *run,
 		    const char *path, size_t plen)
 {
-	size_t n = bcn_tmsg_rec_size(plen);
+	size_t n = bcn_tmsg_rec_size(run, plen);
 	uint8_t *buf;
 	struct dgram *d = cur(t, &buf);
 
@@ -701,6 +701,26 @@ static size_t normalise(char *p, size_t n)
 	return w;
 }
 
+/* Whether the n bytes at p, from position `from` on (the caller knows
+ * p[0 .. from) is normal and does not end in '/', or from is 0), are
+ * already what normalise would leave: no "//", "/./", trailing "/." or
+ * "/". Finds the slashes with memchr: a path has few. */
+static bool normal(const char *p, size_t n, size_t from)
+{
+	const char *s = p + from, *e = p + n;
+
+	if (n > 1 && p[n - 1] == '/')
+		return false;
+	while (s < e && (s = memchr(s, '/', (size_t)(e - s))) != NULL) {
+		if (s + 1 < e && s[1] == '/')
+			return false;
+		if (s + 1 < e && s[1] == '.' && (s + 2 == e || s[2] == '/'))
+			return false;
+		s++;
+	}
+	return true;
+}
+
 /* "/proc/self/fd/<fd>" into link (32 bytes). */
 static void fd_link(char *link, int fd)
 {
@@ -784,7 +804,11 @@ static size_t resolve_path(struct thr *t, int dirfd, const char *path,
 		t->path[d++] = '/';
 	}
 	memcpy(t->path + d, path, n);
-	w = normalise(t->path, d + n);
+	/* the working directory is normal: only what follows it is looked
+	 * at, unless it is "/" (then "//" is there) */
+	w = normal(t->path, d + n, d > 2 ? d - 1 : 0) ?
+	    d + n : normalise(t->path, d + n);
+	t->path[w] = '\0';
 	/* normalising leaves the directory and its '/' alone unless the
 	 * relative part was empty or "." */
 	if (w < skip)
