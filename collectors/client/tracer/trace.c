@@ -74,8 +74,8 @@ struct thr {
 	struct bcn_iorun_ctx x;
 	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
 	/* the working directory as last read (getcwd), while g.cwd_gen
-	 * stays cwd_gen; cwd_hash: the file id hash of cwd and a '/' */
-	uint64_t cwd_gen, cwd_hash;
+	 * stays cwd_gen */
+	uint64_t cwd_gen;
 	size_t cwd_len;
 	char cwd[TRACE_PATH_MAX];
 	uint8_t buf[BCN_TRACE_QUEUE][BCN_TMSG_MAX];
@@ -765,37 +765,26 @@ static size_t cwd_of(struct thr *t)
 	if (t->cwd_gen == gen)
 		return t->cwd_len;
 	t->cwd_len = 0;
-	t->cwd_hash = 0;
 	n = syscall(SYS_getcwd, t->cwd, sizeof(t->cwd) - 1);
 	if (n > 0 && t->cwd[0] == '/') {
 		/* normal already when it comes from the kernel */
 		t->cwd_len = normalise(t->cwd, strlen(t->cwd));
-		if (t->cwd_len > 1)     /* "/": a path under it hashes whole */
-			t->cwd_hash = bcn_file_id_fnv("/", 1, bcn_file_id_fnv(
-				t->cwd, t->cwd_len, BCN_FILE_ID_SEED));
 	}
 	t->cwd_gen = gen;
 	return t->cwd_len;
 }
 
 /* The absolute, normalised form of path into t->path; its length, and
- * its file id into *id (hashed once: a relative path's working directory
- * part is hashed when the directory is read). */
+ * its file id into *id (the path is hashed once, whole). */
 static size_t resolve_path(struct thr *t, int dirfd, const char *path,
 			   uint64_t *id)
 {
 	size_t n = strnlen(path, TRACE_PATH_MAX - 1), d = 0, w;
-	uint64_t h = BCN_FILE_ID_SEED;
-	size_t skip = 0;
 
 	if (path[0] != '/') {
 		if (dirfd == AT_FDCWD) {
 			d = cwd_of(t);
 			memcpy(t->path, t->cwd, d);
-			if (t->cwd_hash) {
-				h = t->cwd_hash;
-				skip = d + 1;
-			}
 		} else {
 			d = dir_of(dirfd, t->path, sizeof(t->path));
 		}
@@ -804,16 +793,13 @@ static size_t resolve_path(struct thr *t, int dirfd, const char *path,
 		t->path[d++] = '/';
 	}
 	memcpy(t->path + d, path, n);
-	/* the working directory is normal: only what follows it is looked
-	 * at, unless it is "/" (then "//" is there) */
+	/* the directory part is normal (it comes from the kernel): only
+	 * what follows it is looked at, unless it is "/" (then "//" is
+	 * there) */
 	w = normal(t->path, d + n, d > 2 ? d - 1 : 0) ?
 	    d + n : normalise(t->path, d + n);
 	t->path[w] = '\0';
-	/* normalising leaves the directory and its '/' alone unless the
-	 * relative part was empty or "." */
-	if (w < skip)
-		skip = 0, h = BCN_FILE_ID_SEED;
-	*id = bcn_file_id_fnv(t->path + skip, w - skip, h);
+	*id = bcn_file_id(t->path, w);
 	return w;
 }
 
@@ -864,8 +850,7 @@ bool bcn_trace_fd_traced(int fd)
 	}
 	fd_link(link, fd);
 	n = syscall(SYS_readlink, link, path, sizeof(path) - 1);
-	atomic_store(&e->file, n > 0 ? bcn_file_id_fnv(path, (size_t)n,
-						       BCN_FILE_ID_SEED) : 0);
+	atomic_store(&e->file, n > 0 ? bcn_file_id(path, (size_t)n) : 0);
 	n = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 	atomic_store(&e->pos, n > 0 ? (uint64_t)n : 0);
 	atomic_store(&e->state, FD_FILE);
@@ -929,11 +914,15 @@ void bcn_trace_opened(int fd, int dirfd, const char *path, int flags,
 		}
 		if (st == FD_OPENED && (flags & O_APPEND))
 			st = FD_OPENED_APPEND;
-		atomic_store(&e->file, run.file);
-		atomic_store(&e->pos, 0);
+		/* plain stores on x86 (a sequentially consistent store is
+		 * a locked exchange): the state, stored last with release,
+		 * publishes file and position */
+		atomic_store_explicit(&e->file, run.file,
+				      memory_order_relaxed);
+		atomic_store_explicit(&e->pos, 0, memory_order_relaxed);
 		if (st == FD_FILE && (flags & O_APPEND))
 			st = FD_OPENED_APPEND;  /* its size at first use */
-		atomic_store(&e->state, st);
+		atomic_store_explicit(&e->state, st, memory_order_release);
 		bcn_iorun_close_fd(&t->x, fd);
 	}
 	run.busy = (uint64_t)(end > start ? end - start : 0);
