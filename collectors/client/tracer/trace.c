@@ -26,8 +26,12 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "proto/fileid.h"
+#include "collectors/client/tracer/tclock.h"
 #include "collectors/client/tracer/tmsg.h"
 #include "collectors/client/tracer/trace.h"
 #include "proto/record.h"
@@ -37,6 +41,7 @@
 #define EXIT_WAIT_MS_DEF 2000           /* BEACON_TRACE_EXIT_WAIT_MS */
 #define EXIT_WAIT_MS_MAX 60000
 #define SOCK_FD_MIN 512                 /* our socket moves above this */
+#define TCLOCK_ANCHOR_NS 1000000000LL   /* a thread's clock anchored anew */
 #define SLURM_BATCH_STEP 0xfffffffbull  /* BCN_PROCJOB_STEP_BATCH */
 
 enum { ST_NEW, ST_STARTING, ST_ON, ST_OFF };
@@ -72,6 +77,7 @@ struct thr {
 	struct dgram dg[BCN_TRACE_QUEUE];
 	unsigned head, nq;
 	struct bcn_iorun_ctx x;
+	struct bcn_tclock clk;          /* this thread's clock (tclock.h) */
 	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
 	/* the working directory as last read (getcwd), while g.cwd_gen
 	 * stays cwd_gen */
@@ -94,6 +100,7 @@ static struct {
 	uint64_t job, step;
 	int64_t rank;
 	uint32_t hflags;
+	bool tsc;                       /* time from the counter (tclock.h) */
 	_Atomic uint64_t pid, seq, dropped, untraced;
 	_Atomic uint64_t cwd_gen;       /* changes with chdir, fchdir */
 	struct fd_entry *fds;
@@ -113,12 +120,64 @@ bool bcn_trace_resolve(void **slot, const char *name)
 	return p != NULL;
 }
 
-int64_t bcn_trace_now(void)
+static int64_t clock_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t counter(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+int64_t bcn_trace_now(void)
+{
+	struct thr *t = tls_thr;
+	int64_t ns;
+
+	if (g.tsc && t && bcn_tclock_at(&t->clk, counter(), &ns))
+		return ns;
+	return clock_ns();
+}
+
+/* A new anchor for t's clock: the counter read on both sides of the
+ * clock, its middle taken. */
+static void clock_anchor(struct thr *t)
+{
+	uint64_t a = counter();
+	int64_t ns = clock_ns();
+	uint64_t b = counter();
+
+	bcn_tclock_anchor(&t->clk, a + (b - a) / 2, ns);
+}
+
+/* Whether the kernel keeps time with the counter (its clock source),
+ * unless BEACON_TRACE_TSC=0 says not to use it. */
+static bool counter_usable(void)
+{
+	static const char cs[] =
+		"/sys/devices/system/clocksource/clocksource0/"
+		"current_clocksource";
+	const char *e = getenv("BEACON_TRACE_TSC");
+	char buf[32];
+	long n = -1;
+	int fd;
+
+	if (e && !strcmp(e, "0"))
+		return false;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, cs, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = syscall(SYS_read, fd, buf, sizeof(buf));
+		syscall(SYS_close, fd);
+	}
+	return n > 0 && bcn_tclock_usable(buf, n);
 }
 
 static uint64_t env_u64(const char *name, uint64_t def, bool *set)
@@ -228,6 +287,7 @@ static void init(void)
 		 BCN_IORUN_STRIDED;
 	setup_socket_addr();
 	setup_job();
+	g.tsc = counter_usable();
 	if (pthread_key_create(&g.key, thr_destroy) == 0)
 		g.have_key = 1;
 	pthread_atfork(NULL, NULL, after_fork_child);
@@ -471,7 +531,10 @@ static void emit_run(void *arg, const struct bcn_iorun *run)
 static void thr_setup(struct thr *t)
 {
 	t->tid = (uint64_t)syscall(SYS_gettid);
-	t->last_flush = bcn_trace_now();
+	memset(&t->clk, 0, sizeof(t->clk));
+	if (g.tsc)
+		clock_anchor(t);
+	t->last_flush = clock_ns();
 	bcn_iorun_init(&t->x, g.mode, g.slots, 0, emit_run, t);
 	t->cwd_gen = 0;
 	t->head = 0;
@@ -549,6 +612,8 @@ static void thr_flush_end(struct thr *t, bool final, int64_t deadline)
 
 static void maybe_flush(struct thr *t, int64_t now)
 {
+	if (g.tsc && bcn_tclock_due(&t->clk, now, TCLOCK_ANCHOR_NS))
+		clock_anchor(t);
 	if (now - t->last_flush >= g.flush_ns) {
 		t->last_flush = now;
 		bcn_iorun_flush(&t->x);
