@@ -3,7 +3,9 @@
  * record the decoder accepts must satisfy its promises (op in range,
  * count >= 1, last >= first >= 0, the path inside the input and at most
  * BCN_TMSG_PATH_MAX bytes, offsets moving forward in 8-byte steps) and
- * must encode back to the same bytes. A broken promise aborts. */
+ * must encode back, in its shortest form (never longer than it came), to
+ * a record that decodes to the same run and path. A broken promise
+ * aborts. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bcn_tmsg_hdr h;
 	struct bcn_tmsg_rec r;
-	size_t off = BCN_TMSG_HDR_LEN, prev, n;
+	struct bcn_tmsg_rec r2;
+	size_t off = BCN_TMSG_HDR_LEN, prev, n, n2;
 	int rc = bcn_tmsg_parse_hdr(data, size, &h);
 
 	if (rc) {
@@ -45,11 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (r.path && (r.path < (const char *)data ||
 				r.path + r.path_len > (const char *)data + size)))
 			abort();
+		/* encoded again, in its shortest form: no longer, and it
+		 * decodes to the same run and path */
 		n = bcn_tmsg_put_rec(again, &r.run, r.path, r.path_len);
-		/* all but the reserved byte 1 and the padding */
-		if (n != off - prev || again[0] != data[prev] ||
-		    memcmp(again + 2, data + prev + 2,
-			   BCN_TMSG_REC_LEN + r.path_len - 2))
+		n2 = 0;
+		if (n != bcn_tmsg_rec_size(&r.run, r.path_len) ||
+		    n > off - prev || bcn_tmsg_next(again, n, &n2, &r2) ||
+		    n2 != n || memcmp(&r2.run, &r.run, sizeof(r.run)) ||
+		    r2.path_len != r.path_len ||
+		    (r.path_len && memcmp(r2.path, r.path, r.path_len)))
 			abort();
 	}
 	return 0;

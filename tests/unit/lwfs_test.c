@@ -1,6 +1,6 @@
 /* Tests of collectors/client/lwfs (the LWFS client trace log line parser,
- * the grammar of docs/lwfs-log.md) and fileid.h: table-driven valid lines
- * of every operation and form, one or more malformed lines per error
+ * the grammar of docs/lwfs-log.md): table-driven valid lines of every
+ * operation and form, one or more malformed lines per error
  * class, escapes, UTC offsets and the calendar, and a golden pass over
  * tests/data/lwfs/sample.log whose totals were counted by hand. */
 #include <setjmp.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proto/fileid.h"
 #include "collectors/client/lwfs.h"
 #include "common/buf.h"
 #include "common/error.h"
@@ -441,7 +440,7 @@ static void test_utc_offset(void **state)
 	assert_int_equal(l.t, 0);
 }
 
-static void test_names_and_ids(void **state)
+static void test_names(void **state)
 {
 	(void)state;
 	for (int e = 0; e < E(MAX); e++)
@@ -450,14 +449,6 @@ static void test_names_and_ids(void **state)
 	assert_string_equal(bcn_lwfs_error_str(E(CLOSE_PAREN)), "missing ')'");
 	assert_string_equal(bcn_lwfs_op_name(BCN_LWFS_STATFS), "STATFS");
 	assert_string_equal(bcn_lwfs_op_name(BCN_LWFS_UNKNOWN), "?");
-	/* FNV-1a 64 test vectors (Fowler, Noll, Vo) */
-	assert_true(bcn_file_id("", 0) == 0xcbf29ce484222325ULL);
-	assert_true(bcn_file_id("a", 1) == 0xaf63dc4c8601ec8cULL);
-	assert_true(bcn_file_id("foobar", 6) == 0x85944171f73967e8ULL);
-	/* incremental hashing gives the same id */
-	assert_true(bcn_file_id_fnv("bar", 3, bcn_file_id_fnv("foo", 3,
-							     BCN_FILE_ID_SEED))
-		    == bcn_file_id("foobar", 6));
 }
 
 /* Parses sample.log line by line and checks the hand-counted totals. */
@@ -535,7 +526,7 @@ int main(void)
 		cmocka_unit_test(test_lengths),
 		cmocka_unit_test(test_unescape),
 		cmocka_unit_test(test_utc_offset),
-		cmocka_unit_test(test_names_and_ids),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_golden_sample),
 	};
 

@@ -1,7 +1,8 @@
 /* Tests of collectors/client/tracer/tmsg: header and record round trips (paths of
- * every length class, extreme values), every prefix of a datagram is
- * refused as truncated, the range checks on decoded records, and the
- * header's magic and version checks. */
+ * every length class, extreme values), the record forms each run takes
+ * (round trips at their limits), every prefix of a datagram is refused as
+ * truncated, the range checks on decoded records (forms, reserved words,
+ * padding), and the header's magic and version checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,7 +80,8 @@ static void test_path_lengths(void **state)
 	memset(path, 'p', sizeof(path));
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		n = bcn_tmsg_put_rec(buf, &runs[0], path, lens[i]);
-		assert_int_equal(n, bcn_tmsg_rec_size(lens[i]));
+		assert_int_equal(n, bcn_tmsg_rec_size(&runs[0], lens[i]));
+		assert_true(n <= bcn_tmsg_rec_size(NULL, lens[i]));
 		off = 0;
 		assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), 0);
 		assert_int_equal(off, n);
@@ -129,6 +131,103 @@ static void test_bad_header(void **state)
 	assert_int_equal(bcn_tmsg_parse_hdr(buf, len, &h), -BCN_EVERSION);
 }
 
+struct form_case {
+	struct bcn_iorun run;
+	size_t len;                     /* its record's size, no path */
+};
+
+/* op, fd, file, offset, size, count, stride, first, last, busy */
+static const struct form_case forms[] = {
+	/* one operation without data: meta */
+	{ { BCN_IO_OPEN, 3, 9, 0, 0, 1, 0, 100, 250, 150 }, 32 },
+	{ { BCN_IO_CLOSE, -1, 9, 0, 0, 1, 0, 0, 0, 0 }, 32 },
+	{ { BCN_IO_CLOSE, 3, 9, 0, 0, 1, 0, 5, 5 + (int64_t)UINT32_MAX,
+	    UINT32_MAX }, 32 },
+	{ { BCN_IO_STAT, 3, 9, 0, 0, 1, 0, INT64_MAX - 7, INT64_MAX, 7 }, 32 },
+	/* one operation with data: one */
+	{ { BCN_IO_READ, 4, 9, 4096, 4096, 1, 0, 100, 300, 200 }, 48 },
+	{ { BCN_IO_SEEK, 4, 9, 1, 0, 1, 0, 100, 300, 200 }, 48 },
+	{ { BCN_IO_WRITE, 4, 9, 0, 1, 1, 0, 100, 300, 200 }, 48 },
+	{ { BCN_IO_WRITE, 4, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1, 0, 0,
+	    UINT32_MAX, UINT32_MAX }, 48 },
+	/* what the short forms cannot say: full */
+	{ { BCN_IO_READ, 4, 9, 0, 0, 1, 0, 5, 6 + (int64_t)UINT32_MAX,
+	    1 + (uint64_t)UINT32_MAX }, 72 },
+	{ { BCN_IO_READ, 4, 9, 0, 0, 1, 0, 100, 300, 199 }, 72 },
+	{ { BCN_IO_READ, 4, 9, 0, 0, 1, 8, 100, 300, 200 }, 72 },
+	{ { BCN_IO_READ, 4, 9, 0, 4096, 2, 4096, 100, 300, 200 }, 72 },
+	{ { BCN_IO_READ, 4, 9, 0, 0, 1, 0, 300, 100, 0 }, 72 },
+};
+
+static void test_forms(void **state)
+{
+	struct bcn_tmsg_rec r;
+	size_t off, n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		const struct bcn_iorun *run = &forms[i].run;
+		int want = run->last < run->first ? -BCN_ERANGE : 0;
+
+		n = bcn_tmsg_put_rec(buf, run, "/a/b", 4);
+		assert_int_equal(n, (forms[i].len + 4 + 7) & ~(size_t)7);
+		assert_int_equal(n, bcn_tmsg_rec_size(run, 4));
+		off = 0;
+		assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), want);
+		if (want)
+			continue;
+		assert_int_equal(off, n);
+		assert_memory_equal(&r.run, run, sizeof(*run));
+		assert_int_equal(r.path_len, 4);
+		assert_memory_equal(r.path, "/a/b", 4);
+		/* one byte short of the record */
+		off = 0;
+		assert_int_equal(bcn_tmsg_next(buf, n - 1, &off, &r),
+				 -BCN_ETRUNC);
+		assert_int_equal(off, 0);
+	}
+}
+
+/* Corruptions of short-form records the decoder must refuse. */
+static void test_bad_forms(void **state)
+{
+	static const struct bcn_iorun meta = { BCN_IO_OPEN, 3, 9, 0, 0, 1, 0,
+					       100, 250, 150 };
+	static const struct bcn_iorun one = { BCN_IO_READ, 3, 9, 8, 8, 1, 0,
+					      100, 250, 150 };
+	struct bcn_tmsg_rec r;
+	size_t off, n;
+	int64_t big = INT64_MAX;
+
+	(void)state;
+	n = bcn_tmsg_put_rec(buf, &meta, "/x", 2);
+	buf[1] = 3;                     /* no such form */
+	off = 0;
+	assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), -BCN_ERANGE);
+	n = bcn_tmsg_put_rec(buf, &meta, "/x", 2);
+	buf[28] = 1;                    /* reserved word */
+	assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), -BCN_ERANGE);
+	n = bcn_tmsg_put_rec(buf, &meta, "/x", 2);
+	buf[BCN_TMSG_META_LEN + 2] = 'y';  /* padding */
+	assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), -BCN_ERANGE);
+	n = bcn_tmsg_put_rec(buf, &one, NULL, 0);
+	memcpy(buf + 32, &big, 8);      /* first + duration overflows */
+	assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), -BCN_ERANGE);
+	big = -1;                       /* starts before 1970 */
+	memcpy(buf + 32, &big, 8);
+	assert_int_equal(bcn_tmsg_next(buf, n, &off, &r), -BCN_ERANGE);
+	assert_int_equal(off, 0);
+	/* a version-1 datagram (full records only) is still read */
+	bcn_tmsg_put_hdr(buf, &hdr0);
+	buf[4] = 1;
+	{
+		struct bcn_tmsg_hdr h;
+
+		assert_int_equal(bcn_tmsg_parse_hdr(buf, BCN_TMSG_HDR_LEN,
+						    &h), 0);
+	}
+}
+
 struct bad_rec {
 	struct bcn_iorun run;
 	int rc;
@@ -173,6 +272,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bad_header),
 		cmocka_unit_test(test_bad_records),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_bad_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

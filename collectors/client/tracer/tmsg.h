@@ -16,11 +16,27 @@
 #include "compress/iorun.h"
 
 #define BCN_TMSG_MAGIC 0x54434e42u      /* "BNCT" in memory on LE */
-#define BCN_TMSG_VERSION 1
+#define BCN_TMSG_VERSION 2               /* 1: full records only (still
+					 * read: a job started before an
+					 * upgrade keeps its old tracer) */
 #define BCN_TMSG_MAX (32 * 1024)        /* largest datagram, bytes */
 #define BCN_TMSG_PATH_MAX 4095          /* longest path carried */
 #define BCN_TMSG_HDR_LEN 80
-#define BCN_TMSG_REC_LEN 72             /* a record without its path */
+#define BCN_TMSG_REC_LEN 72             /* a full record without its
+					 * path: the largest form */
+#define BCN_TMSG_ONE_LEN 48             /* one operation with data */
+#define BCN_TMSG_META_LEN 32            /* one operation without */
+
+/* Record forms (byte 1 of a record). A run of one operation whose busy
+ * time is its duration (under 2^32 ns) needs neither count, stride nor
+ * busy: the tracer writes it in a short form, and an open or close
+ * (offset and size 0) in a shorter one. The decoder gives back the same
+ * run whichever form it came in. */
+enum bcn_tmsg_form {
+	BCN_TMSG_FORM_FULL = 0,
+	BCN_TMSG_FORM_ONE = 1,
+	BCN_TMSG_FORM_META = 2,
+};
 
 /* Header flags. */
 #define BCN_TMSG_F_ENV_JOB 0x1          /* job/step came from the
@@ -61,23 +77,27 @@ struct bcn_tmsg_rec {
 /* Writes the header at buf[0 .. BCN_TMSG_HDR_LEN). */
 void bcn_tmsg_put_hdr(uint8_t *buf, const struct bcn_tmsg_hdr *h);
 
-/* Bytes record with a path of path_len bytes takes (8-byte aligned). */
-size_t bcn_tmsg_rec_size(size_t path_len);
+/* Bytes the record of run with a path of path_len bytes takes, in the
+ * shortest form that holds it (8-byte aligned; path_len is cut to
+ * BCN_TMSG_PATH_MAX). At most bcn_tmsg_rec_size(NULL, path_len), the
+ * full form's size. */
+size_t bcn_tmsg_rec_size(const struct bcn_iorun *run, size_t path_len);
 
-/* Writes one record at buf (which must have bcn_tmsg_rec_size(path_len)
- * bytes); path_len is cut to BCN_TMSG_PATH_MAX. Returns bytes written. */
+/* Writes one record at buf (which must have bcn_tmsg_rec_size(run,
+ * path_len) bytes) in the shortest form that holds run; path_len is cut
+ * to BCN_TMSG_PATH_MAX. Returns bytes written. */
 size_t bcn_tmsg_put_rec(uint8_t *buf, const struct bcn_iorun *run,
 			const char *path, size_t path_len);
 
-/* Parses the header of a datagram of len bytes. Returns 0,
- * -BCN_ETRUNC (shorter than a header), -BCN_EMAGIC, -BCN_EVERSION. */
+/* Parses the header of a datagram of len bytes (version 1 or 2). Returns
+ * 0, -BCN_ETRUNC (shorter than a header), -BCN_EMAGIC, -BCN_EVERSION. */
 int bcn_tmsg_parse_hdr(const uint8_t *buf, size_t len,
 		       struct bcn_tmsg_hdr *h);
 
 /* Parses the record at *off (which starts after the header) and advances
  * *off past it. Returns 0, -BCN_ETRUNC (a record runs past len), or
- * -BCN_ERANGE (an op out of range, a count of 0, a path too long, a run
- * ending before it starts). Pure. */
+ * -BCN_ERANGE (an unknown form, an op out of range, a count of 0, a path
+ * too long, a run ending before it starts, padding not zero). Pure. */
 int bcn_tmsg_next(const uint8_t *buf, size_t len, size_t *off,
 		  struct bcn_tmsg_rec *rec);
 

@@ -26,8 +26,12 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "proto/fileid.h"
+#include "collectors/client/tracer/tclock.h"
 #include "collectors/client/tracer/tmsg.h"
 #include "collectors/client/tracer/trace.h"
 #include "proto/record.h"
@@ -37,6 +41,7 @@
 #define EXIT_WAIT_MS_DEF 2000           /* BEACON_TRACE_EXIT_WAIT_MS */
 #define EXIT_WAIT_MS_MAX 60000
 #define SOCK_FD_MIN 512                 /* our socket moves above this */
+#define TCLOCK_ANCHOR_NS 1000000000LL   /* a thread's clock anchored anew */
 #define SLURM_BATCH_STEP 0xfffffffbull  /* BCN_PROCJOB_STEP_BATCH */
 
 enum { ST_NEW, ST_STARTING, ST_ON, ST_OFF };
@@ -72,10 +77,11 @@ struct thr {
 	struct dgram dg[BCN_TRACE_QUEUE];
 	unsigned head, nq;
 	struct bcn_iorun_ctx x;
+	struct bcn_tclock clk;          /* this thread's clock (tclock.h) */
 	char path[TRACE_PATH_MAX];      /* scratch for path resolution */
 	/* the working directory as last read (getcwd), while g.cwd_gen
-	 * stays cwd_gen; cwd_hash: the file id hash of cwd and a '/' */
-	uint64_t cwd_gen, cwd_hash;
+	 * stays cwd_gen */
+	uint64_t cwd_gen;
 	size_t cwd_len;
 	char cwd[TRACE_PATH_MAX];
 	uint8_t buf[BCN_TRACE_QUEUE][BCN_TMSG_MAX];
@@ -94,6 +100,7 @@ static struct {
 	uint64_t job, step;
 	int64_t rank;
 	uint32_t hflags;
+	bool tsc;                       /* time from the counter (tclock.h) */
 	_Atomic uint64_t pid, seq, dropped, untraced;
 	_Atomic uint64_t cwd_gen;       /* changes with chdir, fchdir */
 	struct fd_entry *fds;
@@ -113,12 +120,64 @@ bool bcn_trace_resolve(void **slot, const char *name)
 	return p != NULL;
 }
 
-int64_t bcn_trace_now(void)
+static int64_t clock_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t counter(void)
+{
+#if defined(__x86_64__)
+	return __rdtsc();
+#else
+	return 0;
+#endif
+}
+
+int64_t bcn_trace_now(void)
+{
+	struct thr *t = tls_thr;
+	int64_t ns;
+
+	if (g.tsc && t && bcn_tclock_at(&t->clk, counter(), &ns))
+		return ns;
+	return clock_ns();
+}
+
+/* A new anchor for t's clock: the counter read on both sides of the
+ * clock, its middle taken. */
+static void clock_anchor(struct thr *t)
+{
+	uint64_t a = counter();
+	int64_t ns = clock_ns();
+	uint64_t b = counter();
+
+	bcn_tclock_anchor(&t->clk, a + (b - a) / 2, ns);
+}
+
+/* Whether the kernel keeps time with the counter (its clock source),
+ * unless BEACON_TRACE_TSC=0 says not to use it. */
+static bool counter_usable(void)
+{
+	static const char cs[] =
+		"/sys/devices/system/clocksource/clocksource0/"
+		"current_clocksource";
+	const char *e = getenv("BEACON_TRACE_TSC");
+	char buf[32];
+	long n = -1;
+	int fd;
+
+	if (e && !strcmp(e, "0"))
+		return false;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, cs, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = syscall(SYS_read, fd, buf, sizeof(buf));
+		syscall(SYS_close, fd);
+	}
+	return n > 0 && bcn_tclock_usable(buf, n);
 }
 
 static uint64_t env_u64(const char *name, uint64_t def, bool *set)
@@ -228,6 +287,7 @@ static void init(void)
 		 BCN_IORUN_STRIDED;
 	setup_socket_addr();
 	setup_job();
+	g.tsc = counter_usable();
 	if (pthread_key_create(&g.key, thr_destroy) == 0)
 		g.have_key = 1;
 	pthread_atfork(NULL, NULL, after_fork_child);
@@ -448,7 +508,7 @@ static void drop_queued(struct thr *t)
 static void put_rec(struct thr *t, const struct bcn_iorun *run,
 		    const char *path, size_t plen)
 {
-	size_t n = bcn_tmsg_rec_size(plen);
+	size_t n = bcn_tmsg_rec_size(run, plen);
 	uint8_t *buf;
 	struct dgram *d = cur(t, &buf);
 
@@ -471,7 +531,10 @@ static void emit_run(void *arg, const struct bcn_iorun *run)
 static void thr_setup(struct thr *t)
 {
 	t->tid = (uint64_t)syscall(SYS_gettid);
-	t->last_flush = bcn_trace_now();
+	memset(&t->clk, 0, sizeof(t->clk));
+	if (g.tsc)
+		clock_anchor(t);
+	t->last_flush = clock_ns();
 	bcn_iorun_init(&t->x, g.mode, g.slots, 0, emit_run, t);
 	t->cwd_gen = 0;
 	t->head = 0;
@@ -549,6 +612,8 @@ static void thr_flush_end(struct thr *t, bool final, int64_t deadline)
 
 static void maybe_flush(struct thr *t, int64_t now)
 {
+	if (g.tsc && bcn_tclock_due(&t->clk, now, TCLOCK_ANCHOR_NS))
+		clock_anchor(t);
 	if (now - t->last_flush >= g.flush_ns) {
 		t->last_flush = now;
 		bcn_iorun_flush(&t->x);
@@ -701,6 +766,26 @@ static size_t normalise(char *p, size_t n)
 	return w;
 }
 
+/* Whether the n bytes at p, from position `from` on (the caller knows
+ * p[0 .. from) is normal and does not end in '/', or from is 0), are
+ * already what normalise would leave: no "//", "/./", trailing "/." or
+ * "/". Finds the slashes with memchr: a path has few. */
+static bool normal(const char *p, size_t n, size_t from)
+{
+	const char *s = p + from, *e = p + n;
+
+	if (n > 1 && p[n - 1] == '/')
+		return false;
+	while (s < e && (s = memchr(s, '/', (size_t)(e - s))) != NULL) {
+		if (s + 1 < e && s[1] == '/')
+			return false;
+		if (s + 1 < e && s[1] == '.' && (s + 2 == e || s[2] == '/'))
+			return false;
+		s++;
+	}
+	return true;
+}
+
 /* "/proc/self/fd/<fd>" into link (32 bytes). */
 static void fd_link(char *link, int fd)
 {
@@ -745,37 +830,26 @@ static size_t cwd_of(struct thr *t)
 	if (t->cwd_gen == gen)
 		return t->cwd_len;
 	t->cwd_len = 0;
-	t->cwd_hash = 0;
 	n = syscall(SYS_getcwd, t->cwd, sizeof(t->cwd) - 1);
 	if (n > 0 && t->cwd[0] == '/') {
 		/* normal already when it comes from the kernel */
 		t->cwd_len = normalise(t->cwd, strlen(t->cwd));
-		if (t->cwd_len > 1)     /* "/": a path under it hashes whole */
-			t->cwd_hash = bcn_file_id_fnv("/", 1, bcn_file_id_fnv(
-				t->cwd, t->cwd_len, BCN_FILE_ID_SEED));
 	}
 	t->cwd_gen = gen;
 	return t->cwd_len;
 }
 
 /* The absolute, normalised form of path into t->path; its length, and
- * its file id into *id (hashed once: a relative path's working directory
- * part is hashed when the directory is read). */
+ * its file id into *id (the path is hashed once, whole). */
 static size_t resolve_path(struct thr *t, int dirfd, const char *path,
 			   uint64_t *id)
 {
 	size_t n = strnlen(path, TRACE_PATH_MAX - 1), d = 0, w;
-	uint64_t h = BCN_FILE_ID_SEED;
-	size_t skip = 0;
 
 	if (path[0] != '/') {
 		if (dirfd == AT_FDCWD) {
 			d = cwd_of(t);
 			memcpy(t->path, t->cwd, d);
-			if (t->cwd_hash) {
-				h = t->cwd_hash;
-				skip = d + 1;
-			}
 		} else {
 			d = dir_of(dirfd, t->path, sizeof(t->path));
 		}
@@ -784,12 +858,13 @@ static size_t resolve_path(struct thr *t, int dirfd, const char *path,
 		t->path[d++] = '/';
 	}
 	memcpy(t->path + d, path, n);
-	w = normalise(t->path, d + n);
-	/* normalising leaves the directory and its '/' alone unless the
-	 * relative part was empty or "." */
-	if (w < skip)
-		skip = 0, h = BCN_FILE_ID_SEED;
-	*id = bcn_file_id_fnv(t->path + skip, w - skip, h);
+	/* the directory part is normal (it comes from the kernel): only
+	 * what follows it is looked at, unless it is "/" (then "//" is
+	 * there) */
+	w = normal(t->path, d + n, d > 2 ? d - 1 : 0) ?
+	    d + n : normalise(t->path, d + n);
+	t->path[w] = '\0';
+	*id = bcn_file_id(t->path, w);
 	return w;
 }
 
@@ -840,8 +915,7 @@ bool bcn_trace_fd_traced(int fd)
 	}
 	fd_link(link, fd);
 	n = syscall(SYS_readlink, link, path, sizeof(path) - 1);
-	atomic_store(&e->file, n > 0 ? bcn_file_id_fnv(path, (size_t)n,
-						       BCN_FILE_ID_SEED) : 0);
+	atomic_store(&e->file, n > 0 ? bcn_file_id(path, (size_t)n) : 0);
 	n = syscall(SYS_lseek, fd, 0L, SEEK_CUR);
 	atomic_store(&e->pos, n > 0 ? (uint64_t)n : 0);
 	atomic_store(&e->state, FD_FILE);
@@ -905,11 +979,15 @@ void bcn_trace_opened(int fd, int dirfd, const char *path, int flags,
 		}
 		if (st == FD_OPENED && (flags & O_APPEND))
 			st = FD_OPENED_APPEND;
-		atomic_store(&e->file, run.file);
-		atomic_store(&e->pos, 0);
+		/* plain stores on x86 (a sequentially consistent store is
+		 * a locked exchange): the state, stored last with release,
+		 * publishes file and position */
+		atomic_store_explicit(&e->file, run.file,
+				      memory_order_relaxed);
+		atomic_store_explicit(&e->pos, 0, memory_order_relaxed);
 		if (st == FD_FILE && (flags & O_APPEND))
 			st = FD_OPENED_APPEND;  /* its size at first use */
-		atomic_store(&e->state, st);
+		atomic_store_explicit(&e->state, st, memory_order_release);
 		bcn_iorun_close_fd(&t->x, fd);
 	}
 	run.busy = (uint64_t)(end > start ? end - start : 0);
