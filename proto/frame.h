@@ -192,6 +192,13 @@ void bcn_frame_builder_free(struct bcn_frame_builder *b);
  * less reduction) instead of zlib. Returns 0 or -ENOMEM. */
 int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level);
 
+/* Sets the size of zstd's match-finding hash table to 2^hash_log entries
+ * (6..30; 0: zstd's choice for the level), after bcn_frame_builder_zstd:
+ * a small table that stays in the first-level caches makes the fast
+ * (negative) levels faster for a few more bytes (docs/clientd.md, "cost").
+ * Returns 0 or -EINVAL. */
+int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log);
+
 /* Makes b write columnar payloads (frame flag BCN_FRAME_F_COLUMNAR,
  * compressed as chosen; docs/protocol.md): the same records in fewer
  * bytes, for log servers that read them. Returns 0 or -ENOMEM. */

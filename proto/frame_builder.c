@@ -54,6 +54,16 @@ int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
 	return 0;
 }
 
+int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log)
+{
+	/* zstd refuses a value out of its bounds */
+	if (!b->zctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx, ZSTD_c_hashLog,
+						hash_log)))
+		return -EINVAL;
+	return 0;
+}
+
 int bcn_frame_builder_columnar(struct bcn_frame_builder *b)
 {
 	if (!b->cenc && !(b->cenc = bcn_col_enc_new()))
