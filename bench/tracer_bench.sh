@@ -18,8 +18,8 @@
 #    traced, wall and CPU, absolute and relative paths (Darshan DXT: +539
 #    ns wall, issue 18);
 #  - "daemon_ns_per_op": beacon-clientd's CPU time per traced 4 KiB random
-#    pread from the page cache (uncompressible records), from
-#    /proc/PID/stat (target: under 100 ns per record).
+#    pread from the page cache (uncompressible records, two preads per
+#    record), from its CPU-time clock (target: under 100 ns per record).
 # With TRACER_BENCH_BEFORE=OTHER_BUILD_DIR (say, main built elsewhere) the
 # last two run for that build's tracer and daemon too, interleaved with
 # this build's in the same run ("variant": "before" and "after").

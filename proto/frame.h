@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "proto/columnar.h"
 #include "proto/record.h"
+#include "proto/varint.h"
 
 /* Frames are written in version 2 and read in versions 1 and 2 (files,
  * queued frames); a connection's handshake must be version 2. */
@@ -211,7 +212,11 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 			  const struct bcn_record *r);
 
 /* Uncompressed payload bytes so far, to decide when to cut a frame. */
-size_t bcn_frame_builder_size(const struct bcn_frame_builder *b);
+static inline size_t bcn_frame_builder_size(const struct bcn_frame_builder *b)
+{
+	/* and the string count's varint */
+	return b->recs.len + b->strs.len + BCN_VARINT_MAX;
+}
 static inline uint32_t bcn_frame_builder_count(const struct bcn_frame_builder *b)
 {
 	return b->nrec;

@@ -84,11 +84,6 @@ void bcn_frame_builder_free(struct bcn_frame_builder *b)
 	memset(b, 0, sizeof(*b));
 }
 
-size_t bcn_frame_builder_size(const struct bcn_frame_builder *b)
-{
-	return b->recs.len + b->strs.len + BCN_VARINT_MAX;
-}
-
 static int rehash(struct bcn_frame_builder *b)
 {
 	uint32_t ncap = b->slot_cap ? b->slot_cap * 2 : 256;
@@ -277,9 +272,13 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 
 	if (io->op >= d->fields[3].n)
 		return -BCN_ERANGE;
-	rc = intern(b, io->path, &idx);
-	if (rc)
-		return rc;
+	if (io->path && !io->path[0]) {
+		idx = 0;                /* most io records: no path */
+	} else {
+		rc = intern(b, io->path, &idx);
+		if (rc)
+			return rc;
+	}
 	p += bcn_varint_put(p, io->step);
 	p += bcn_varint_put(p, bcn_zigzag(io->rank));
 	p += bcn_varint_put(p, io->pid);
@@ -335,7 +334,9 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		rc = bcn_record_check(r);
 		return rc ? rc : -BCN_EFULL;
 	}
-	rc = bcn_buf_reserve(&b->recs, REC_WORST);
+	/* (within max_raw, checked above: only the capacity may be short) */
+	rc = b->recs.cap - b->recs.len >= REC_WORST ? 0 :
+	     bcn_buf_reserve(&b->recs, REC_WORST);
 	if (rc) {
 		int bad = bcn_record_check(r);
 

@@ -356,8 +356,9 @@ static void hold(struct bcn_tsock *s, struct bcn_collector *c,
 		i = 0;
 	if (i < p->nheld) {
 		emit(s, c, p->pid, &p->held[i]);
-		memmove(&p->held[i], &p->held[i + 1],
-			(p->nheld - i - 1) * sizeof(p->held[0]));
+		if (i + 1 < p->nheld)   /* (random I/O: the last one goes) */
+			memmove(&p->held[i], &p->held[i + 1],
+				(p->nheld - i - 1) * sizeof(p->held[0]));
 		p->nheld--;
 	}
 	p->held[p->nheld++] = *n;
