@@ -25,6 +25,7 @@
 struct codec {
 	const char *name;
 	int columnar, zstd, level;
+	int hlog;                       /* zstd's hashLog, 0: the level's */
 	size_t bytes;
 	double cpu;
 	int lossless;
@@ -34,6 +35,12 @@ struct codec {
 
 static struct codec codecs[] = {
 	{ .name = "row-zstd-1", .columnar = 0, .zstd = 1, .level = -1, .lossless = 1 },
+	{ .name = "row-zstd-1-h10", .columnar = 0, .zstd = 1, .level = -1, .hlog = 10, .lossless = 1 },
+	{ .name = "row-zstd-2-h10", .columnar = 0, .zstd = 1, .level = -2, .hlog = 10, .lossless = 1 },
+	{ .name = "row-zstd-3-h10", .columnar = 0, .zstd = 1, .level = -3, .hlog = 10, .lossless = 1 },
+	{ .name = "row-zstd-5", .columnar = 0, .zstd = 1, .level = -5, .lossless = 1 },
+	{ .name = "row-zstd-5-h10", .columnar = 0, .zstd = 1, .level = -5, .hlog = 10, .lossless = 1 },
+	{ .name = "row-zstd1", .columnar = 0, .zstd = 1, .level = 1, .lossless = 1 },
 	{ .name = "row-zlib1", .columnar = 0, .zstd = 0, .level = 1, .lossless = 1 },
 	{ .name = "row-zlib9", .columnar = 0, .zstd = 0, .level = 9, .lossless = 1 },
 	{ .name = "columnar-raw", .columnar = 1, .zstd = 0, .level = 0, .lossless = 1 },
@@ -172,6 +179,8 @@ static int recode(struct bcn_frame *f, struct codec *c, struct bcn_buf *want,
 		bcn_frame_builder_init(b, &lim, c->level);
 		if (c->zstd)
 			rc = bcn_frame_builder_zstd(b, c->level);
+		if (!rc && c->hlog)
+			rc = bcn_frame_builder_zstd_hashlog(b, c->hlog);
 		if (!rc && c->columnar)
 			rc = bcn_frame_builder_columnar(b);
 		c->have_b = 1;

@@ -20,7 +20,8 @@ when an older build is given), interleaved in one run:
                     traced (wall and CPU), absolute and relative paths,
                     next to Darshan DXT's +539 ns measured in issue 18;
   daemon_ns_per_op  the daemon's CPU time per traced 4 KiB random pread
-                    (from /proc/PID/stat), and the tracer's cost per pread.
+                    (from its CPU-time clock), and the tracer's cost per
+                    pread.
 
 usage: tracer_bench.py TRACE_SO SOCKET DAEMON_PID DATA_DIR JOBS_FILE RUNS SECONDS
        tracer_bench.py --calls LOOP_PROG DATA_DIR RUNS NAME:TRACE:SOCKET:PID...
@@ -166,17 +167,26 @@ def loop(prog, mode, n, path, env, cwd=None):
     return r["wall_ns"] / n, r["cpu_ns"] / n
 
 
+def daemon_cpu_ns(pid):
+    """The CPU time of process pid (all its threads, user and system) in
+    ns, from its CPU-time clock (clock_getcpuclockid's id for pid):
+    /proc/PID/stat counts in ticks of 10 ms, 10 ns per operation over a
+    million operations."""
+    return time.clock_gettime_ns(((~pid) << 3) | 2)
+
+
 def settle(pid):
-    """Waits until the daemon has taken what was sent (its CPU time stops
-    moving for 0.2 s; at most 5 s)."""
-    last, t0 = daemon_cpu(pid), time.monotonic()
+    """Waits until the daemon has taken what was sent (its CPU time moves
+    by less than 1 ms in 0.2 s: its idle ticks; at most 5 s); returns its
+    CPU time in seconds."""
+    last, t0 = daemon_cpu_ns(pid), time.monotonic()
     while time.monotonic() - t0 < 5:
         time.sleep(0.2)
-        now = daemon_cpu(pid)
-        if now == last:
-            return now
+        now = daemon_cpu_ns(pid)
+        if now - last < 1000000:
+            return now / 1e9
         last = now
-    return last
+    return last / 1e9
 
 
 def open_close(prog, data, runs, variants, n=300000):
@@ -217,7 +227,7 @@ def daemon_per_op(prog, data, runs, variants, n=1000000):
     """Each variant's daemon CPU time per operation over n random 4 KiB
     preads from the page cache by a program traced with that variant
     (uncompressible: about one record per one or two operations), from
-    /proc/PID/stat; and the tracer's cost per pread. Interleaved."""
+    its CPU-time clock; and the tracer's cost per pread. Interleaved."""
     path = os.path.join(data, "rr")
     with open(path, "wb") as f:
         f.write(os.urandom(64 << 20))

@@ -18,14 +18,16 @@
 #    traced, wall and CPU, absolute and relative paths (Darshan DXT: +539
 #    ns wall, issue 18);
 #  - "daemon_ns_per_op": beacon-clientd's CPU time per traced 4 KiB random
-#    pread from the page cache (uncompressible records), from
-#    /proc/PID/stat (target: under 100 ns per record).
+#    pread from the page cache (uncompressible records, two preads per
+#    record), from its CPU-time clock (target: under 100 ns per record).
 # With TRACER_BENCH_BEFORE=OTHER_BUILD_DIR (say, main built elsewhere) the
 # last two run for that build's tracer and daemon too, interleaved with
 # this build's in the same run ("variant": "before" and "after").
 # TRACER_BENCH_PARTS: "fio calls" (default), "fio" or "calls".
 # TRACER_BENCH_CODEC: the daemons' --frame-codec (zstd by default;
 # columnar: the column transform's cost per record).
+# TRACER_BENCH_ARGS: more arguments for this build's daemon (not the
+# "before" one's), e.g. "--frame-zstd-level -5".
 # Data go to /dev/shm when it exists (tmpfs: the fastest I/O, the tracer's
 # worst case, and no writeback noise).
 # usage: [TRACER_BENCH_BEFORE=DIR] [TRACER_BENCH_PARTS=...] \
@@ -34,6 +36,7 @@ set -euo pipefail
 PARTS=${TRACER_BENCH_PARTS:-fio calls}
 BEFORE=${TRACER_BENCH_BEFORE:-}
 CODEC=${TRACER_BENCH_CODEC:-zstd}
+read -r -a EXTRA <<< "${TRACER_BENCH_ARGS:-}"
 BUILD=${1:?usage: tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]}
 RUNS=${2:-5}
 SECS=${3:-2}
@@ -53,7 +56,8 @@ trap cleanup EXIT
 command -v fio >/dev/null || { echo "fio missing: deploy/install-deps" >&2; exit 1; }
 
 "$CLIENTD" --node cn0001 --output "$T/out.bin" --tracer-socket "$SOCK" \
-	--stats-file "$T/stats.json" --frame-codec "$CODEC" 2> "$T/log" &
+	--stats-file "$T/stats.json" --frame-codec "$CODEC" ${EXTRA[@]+"${EXTRA[@]}"} \
+	2> "$T/log" &
 pid=$!
 sleep 0.5
 

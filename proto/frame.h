@@ -15,6 +15,7 @@
 #include "common/buf.h"
 #include "proto/columnar.h"
 #include "proto/record.h"
+#include "proto/varint.h"
 
 /* Frames are written in version 2 and read in versions 1 and 2 (files,
  * queued frames); a connection's handshake must be version 2. */
@@ -192,6 +193,13 @@ void bcn_frame_builder_free(struct bcn_frame_builder *b);
  * less reduction) instead of zlib. Returns 0 or -ENOMEM. */
 int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level);
 
+/* Sets the size of zstd's match-finding hash table to 2^hash_log entries
+ * (6..30; 0: zstd's choice for the level), after bcn_frame_builder_zstd:
+ * a small table that stays in the first-level caches makes the fast
+ * (negative) levels faster for a few more bytes (docs/clientd.md, "cost").
+ * Returns 0 or -EINVAL. */
+int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log);
+
 /* Makes b write columnar payloads (frame flag BCN_FRAME_F_COLUMNAR,
  * compressed as chosen; docs/protocol.md): the same records in fewer
  * bytes, for log servers that read them. Returns 0 or -ENOMEM. */
@@ -204,7 +212,11 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 			  const struct bcn_record *r);
 
 /* Uncompressed payload bytes so far, to decide when to cut a frame. */
-size_t bcn_frame_builder_size(const struct bcn_frame_builder *b);
+static inline size_t bcn_frame_builder_size(const struct bcn_frame_builder *b)
+{
+	/* and the string count's varint */
+	return b->recs.len + b->strs.len + BCN_VARINT_MAX;
+}
 static inline uint32_t bcn_frame_builder_count(const struct bcn_frame_builder *b)
 {
 	return b->nrec;

@@ -54,6 +54,16 @@ int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
 	return 0;
 }
 
+int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log)
+{
+	/* zstd refuses a value out of its bounds */
+	if (!b->zctx ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx, ZSTD_c_hashLog,
+						hash_log)))
+		return -EINVAL;
+	return 0;
+}
+
 int bcn_frame_builder_columnar(struct bcn_frame_builder *b)
 {
 	if (!b->cenc && !(b->cenc = bcn_col_enc_new()))
@@ -72,11 +82,6 @@ void bcn_frame_builder_free(struct bcn_frame_builder *b)
 	free(b->slots);
 	free(b->offs);
 	memset(b, 0, sizeof(*b));
-}
-
-size_t bcn_frame_builder_size(const struct bcn_frame_builder *b)
-{
-	return b->recs.len + b->strs.len + BCN_VARINT_MAX;
 }
 
 static int rehash(struct bcn_frame_builder *b)
@@ -267,9 +272,13 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 
 	if (io->op >= d->fields[3].n)
 		return -BCN_ERANGE;
-	rc = intern(b, io->path, &idx);
-	if (rc)
-		return rc;
+	if (io->path && !io->path[0]) {
+		idx = 0;                /* most io records: no path */
+	} else {
+		rc = intern(b, io->path, &idx);
+		if (rc)
+			return rc;
+	}
 	p += bcn_varint_put(p, io->step);
 	p += bcn_varint_put(p, bcn_zigzag(io->rank));
 	p += bcn_varint_put(p, io->pid);
@@ -325,7 +334,9 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		rc = bcn_record_check(r);
 		return rc ? rc : -BCN_EFULL;
 	}
-	rc = bcn_buf_reserve(&b->recs, REC_WORST);
+	/* (within max_raw, checked above: only the capacity may be short) */
+	rc = b->recs.cap - b->recs.len >= REC_WORST ? 0 :
+	     bcn_buf_reserve(&b->recs, REC_WORST);
 	if (rc) {
 		int bad = bcn_record_check(r);
 

@@ -20,6 +20,10 @@
 #define PROC_RECHECK_NS (INT64_C(60) * 1000000000)  /* cgroup re-read */
 
 #define HOLD_MAX 4                      /* io runs held back per process */
+/* datagrams taken per recvmmsg call: a call that fills fewer found the
+ * queue empty, so the usual wakeup (one datagram) takes one call instead
+ * of a recvmsg and a second one that meets EAGAIN */
+#define RECV_VEC 4
 
 /* Why a process is forgotten (proc_forget). */
 enum { FORGET_ENDED, FORGET_PARTIAL, FORGET_CUT, FORGET_EVICTED };
@@ -69,7 +73,7 @@ struct bcn_tsock {
 					 * 1.2 KiB): emit sets every field
 					 * a held run has */
 	char pathbuf[BCN_TMSG_PATH_MAX + 1];
-	uint8_t buf[BCN_TMSG_MAX + 1];
+	uint8_t buf[RECV_VEC][BCN_TMSG_MAX + 1];
 };
 
 static int bind_socket(struct bcn_tsock *s)
@@ -356,8 +360,9 @@ static void hold(struct bcn_tsock *s, struct bcn_collector *c,
 		i = 0;
 	if (i < p->nheld) {
 		emit(s, c, p->pid, &p->held[i]);
-		memmove(&p->held[i], &p->held[i + 1],
-			(p->nheld - i - 1) * sizeof(p->held[0]));
+		if (i + 1 < p->nheld)   /* (random I/O: the last one goes) */
+			memmove(&p->held[i], &p->held[i + 1],
+				(p->nheld - i - 1) * sizeof(p->held[0]));
 		p->nheld--;
 	}
 	p->held[p->nheld++] = *n;
@@ -376,7 +381,7 @@ void bcn_tsock_release(struct bcn_tsock *s, struct bcn_collector *c,
 
 static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 			const struct bcn_tmsg_hdr *h, struct proc *p,
-			size_t len)
+			const uint8_t *buf, size_t len)
 {
 	struct bcn_tmsg_rec tr;
 	struct bcn_record r;
@@ -393,7 +398,7 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 	r.u.io.rank = h->rank;
 	r.u.io.pid = p->pid;
 	for (i = 0; i < h->nrec; i++) {
-		rc = bcn_tmsg_next(s->buf, len, &off, &tr);
+		rc = bcn_tmsg_next(buf, len, &off, &tr);
 		if (rc) {
 			s->st.bad_records += h->nrec - i;
 			bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer "
@@ -453,13 +458,14 @@ static uint64_t sender_pid(struct msghdr *mh)
 	return 0;
 }
 
-static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
-		 uint64_t pid)
+/* Takes the datagram buf[0 .. len) that process pid sent (0: unknown). */
+static void take(struct bcn_tsock *s, struct bcn_collector *c,
+		 const uint8_t *buf, size_t len, uint64_t pid)
 {
 	struct bcn_tmsg_hdr h;
 	struct proc *p;
 	int64_t now = bcn_mono_ms() * 1000000;
-	int rc = bcn_tmsg_parse_hdr(s->buf, len, &h);
+	int rc = bcn_tmsg_parse_hdr(buf, len, &h);
 
 	if (rc) {
 		s->st.bad_datagrams++;
@@ -489,7 +495,7 @@ static void take(struct bcn_tsock *s, struct bcn_collector *c, size_t len,
 		p->untraced = h.untraced;
 	}
 	p->hjob = h.job;
-	add_records(s, c, &h, p, len);
+	add_records(s, c, &h, p, buf, len);
 	if (h.flags & BCN_TMSG_F_END) {
 		/* the stream is complete: its gaps are final; the pid may
 		 * come back as a new stream (a failed exec, reuse) */
@@ -508,19 +514,25 @@ int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 	union {
 		char b[CMSG_SPACE(sizeof(struct ucred))];
 		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { .iov_base = s->buf, .iov_len = sizeof(s->buf) };
-	struct msghdr mh;
-	ssize_t n;
-	int i;
+	} ctl[RECV_VEC];
+	struct iovec iov[RECV_VEC];
+	struct mmsghdr mm[RECV_VEC];
+	int i = 0, n, k, want;
 
-	for (i = 0; drain || i < BCN_TSOCK_BATCH; i++) {
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = ctl.b;
-		mh.msg_controllen = sizeof(ctl.b);
-		n = recvmsg(s->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	while (drain || i < BCN_TSOCK_BATCH) {
+		want = drain || BCN_TSOCK_BATCH - i >= RECV_VEC ? RECV_VEC :
+		       BCN_TSOCK_BATCH - i;
+		memset(mm, 0, sizeof(mm));
+		for (k = 0; k < RECV_VEC; k++) {
+			iov[k].iov_base = s->buf[k];
+			iov[k].iov_len = sizeof(s->buf[k]);
+			mm[k].msg_hdr.msg_iov = &iov[k];
+			mm[k].msg_hdr.msg_iovlen = 1;
+			mm[k].msg_hdr.msg_control = ctl[k].b;
+			mm[k].msg_hdr.msg_controllen = sizeof(ctl[k].b);
+		}
+		n = recvmmsg(s->fd, mm, (unsigned)want,
+			     MSG_DONTWAIT | MSG_CMSG_CLOEXEC, NULL);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
@@ -528,14 +540,20 @@ int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,
 				continue;
 			return -errno;
 		}
-		if ((size_t)n > BCN_TMSG_MAX || (mh.msg_flags & MSG_TRUNC)) {
-			s->st.bad_datagrams++;
-			bcn_complain(&s->bad_c, BCN_LOG_WARNING, "tracer "
-				     "socket: a datagram over %d bytes "
-				     "dropped", BCN_TMSG_MAX);
-			continue;
+		for (k = 0; k < n; k++, i++) {
+			if (mm[k].msg_len > BCN_TMSG_MAX ||
+			    (mm[k].msg_hdr.msg_flags & MSG_TRUNC)) {
+				s->st.bad_datagrams++;
+				bcn_complain(&s->bad_c, BCN_LOG_WARNING,
+					     "tracer socket: a datagram over "
+					     "%d bytes dropped", BCN_TMSG_MAX);
+				continue;
+			}
+			take(s, c, s->buf[k], mm[k].msg_len,
+			     sender_pid(&mm[k].msg_hdr));
 		}
-		take(s, c, (size_t)n, sender_pid(&mh));
+		if (n < want)
+			return 0;       /* the queue was empty */
 	}
 	return 0;
 }

@@ -93,7 +93,8 @@ int bcn_tsock_open(struct bcn_tsock **out, const struct bcn_tsock_conf *conf);
 int bcn_tsock_fd(const struct bcn_tsock *s);
 
 /* Takes up to BCN_TSOCK_BATCH queued datagrams without blocking (all of
- * them with drain) and adds their records to c. Returns 0 or a receive
+ * them with drain), a few at a time (recvmmsg: no call that only meets
+ * an empty queue when it held fewer), and adds their records to c. Returns 0 or a receive
  * error; bad datagrams are counted and logged (rate-limited), not
  * errors. */
 int bcn_tsock_receive(struct bcn_tsock *s, struct bcn_collector *c,

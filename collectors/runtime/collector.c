@@ -23,13 +23,14 @@
 
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_SEC INT64_C(1000000000)
-/* Frames are compressed with zstd at this level: on the tracer's records
- * of random 4 KiB reads (bench/tracer_bench.sh, "daemon_ns_per_op") zlib
- * at level 1 took 2.81 bytes in for 1 out at about 60 MB/s, zstd at -1
- * 2.61 at about 270 MB/s, at 1 2.73 at 180 MB/s, at -5 2.11 at 430
- * MB/s, lz4 2.17 at 450 MB/s: the compressor was most of the daemon's
- * time per record. */
-#define ZSTD_LEVEL (-1)
+/* frame_codec zstd at a negative level (frame_zstd_level, -2 by
+ * default) uses a hash table of 2^10 entries (4 KiB, in the first-level
+ * cache): on the tracer's records of random 4 KiB reads (bench/
+ * recode_bench on bench/tracer_bench.sh's frames) level -1 took about 135
+ * ns per record for 2.63 bytes in per byte out, -1 with this table 115 for
+ * 2.45, -2 with it 103 for 2.32, -5 with it 76 for 2.06; zlib at level 1
+ * 460 for 2.86 (docs/clientd.md, "Footprint"). */
+#define ZSTD_FAST_HASHLOG 10
 /* frame_codec columnar: chosen by bench/tracer_dxt.sh (the columns are
  * small; higher levels gain little for their time) */
 #define COLUMNAR_ZSTD_LEVEL 3
@@ -206,8 +207,12 @@ static int builder_reset(struct bcn_collector *c)
 	if (c->have_b)
 		bcn_frame_builder_free(&c->b);
 	rc = bcn_frame_builder_init(&c->b, &lim, ZLIB_LEVEL);
-	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_ZSTD)
-		rc = bcn_frame_builder_zstd(&c->b, ZSTD_LEVEL);
+	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_ZSTD) {
+		rc = bcn_frame_builder_zstd(&c->b, (int)c->cc->zstd_level);
+		if (!rc && c->cc->zstd_level < 0)
+			rc = bcn_frame_builder_zstd_hashlog(&c->b,
+							    ZSTD_FAST_HASHLOG);
+	}
 	if (!rc && c->cc->frame_codec == BCN_COLLECTOR_CODEC_COLUMNAR) {
 		rc = bcn_frame_builder_zstd(&c->b, COLUMNAR_ZSTD_LEVEL);
 		if (!rc)

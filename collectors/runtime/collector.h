@@ -43,6 +43,7 @@ struct bcn_collector_conf {
 	char stats_file[BCN_COLLECTOR_PATH_MAX];/* "": none; "-": stderr */
 	int64_t health_interval_ms;             /* health records; 0: none */
 	int frame_codec;                        /* BCN_COLLECTOR_CODEC_* */
+	int64_t zstd_level;                     /* frame_codec zstd's level */
 	int log_level;
 	int log_dest;
 	struct bcn_sender_conf send;            /* node set by the loop */
@@ -68,7 +69,8 @@ extern const char *const bcn_collector_codecs[];
  *	};
  *
  * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
- * stats_file, health_interval, frame_codec, log_level, log_dest and the
+ * stats_file, health_interval, frame_codec, frame_zstd_level, log_level,
+ * log_dest and the
  * sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
@@ -112,6 +114,12 @@ extern const char *const bcn_collector_codecs[];
 		  "that predate zstd frames, or send columnar payloads " \
 		  "compressed with zstd (fewer bytes; log servers must " \
 		  "read them)." }, \
+	{ "frame_zstd_level", BCN_CFG_INT, \
+	  BCN_CFG_MEMBER(type, m.zstd_level), .min = -7, .max = 19, \
+	  .def = "-2", \
+	  .help = "zstd's level for frame_codec zstd: negative levels are " \
+		  "faster (with a small hash table), higher ones smaller " \
+		  "(docs/clientd.md, \"Footprint\")." }, \
 	{ "health_interval", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.health_interval_ms), .min = 0, \
 	  .max = 86400000, .def = "60s", \

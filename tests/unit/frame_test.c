@@ -66,7 +66,9 @@ static void reseal(uint8_t *p, size_t len)
 		p[28 + i] = (uint8_t)(crc >> (8 * i));
 }
 
-static void roundtrip_codec(int level, int zstd)
+/* zstd > 0 compresses with zstd at level, with a hash table of 2^hlog
+ * entries when hlog is not 0. */
+static void roundtrip_codec(int level, int zstd, int hlog)
 {
 	static struct bcn_record in[NREC];
 	struct bcn_frame_builder b;
@@ -79,6 +81,8 @@ static void roundtrip_codec(int level, int zstd)
 	assert_int_equal(bcn_frame_builder_init(&b, &lim, level), 0);
 	if (zstd)
 		assert_int_equal(bcn_frame_builder_zstd(&b, level), 0);
+	if (hlog)
+		assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, hlog), 0);
 	for (int i = 0; i < NREC; i++) {
 		fill_random(&in[i], (enum bcn_rec_type)(1 + i % (BCN_REC_TYPE_MAX - 1)));
 		in[i].node = "cn00042";
@@ -109,12 +113,30 @@ static void roundtrip_codec(int level, int zstd)
 	bcn_buf_free(&wire);
 }
 
-static void roundtrip(int level) { roundtrip_codec(level, 0); }
+static void roundtrip(int level) { roundtrip_codec(level, 0, 0); }
 static void test_roundtrip_zlib(void **state) { roundtrip(1); }
 static void test_roundtrip_zstd(void **state)
 {
-	roundtrip_codec(-1, 1);
-	roundtrip_codec(3, 1);
+	roundtrip_codec(-1, 1, 0);
+	roundtrip_codec(3, 1, 0);
+	/* the collectors' fast settings, and the smallest table */
+	roundtrip_codec(-2, 1, 10);
+	roundtrip_codec(-7, 1, 6);
+}
+
+/* The hash table size is zstd's to bound, and only for a zstd builder. */
+static void test_zstd_hashlog_bounds(void **state)
+{
+	struct bcn_frame_builder b;
+
+	assert_int_equal(bcn_frame_builder_init(&b, &lim, 1), 0);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 10), -EINVAL);
+	assert_int_equal(bcn_frame_builder_zstd(&b, -2), 0);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 5), -EINVAL);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 31), -EINVAL);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 10), 0);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 0), 0);
+	bcn_frame_builder_free(&b);
 }
 static void test_roundtrip_stored(void **state) { roundtrip(0); }
 
@@ -896,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_string_table_bomb),
 		cmocka_unit_test(test_builder_rollback),
 		cmocka_unit_test(test_time_window),
+		cmocka_unit_test(test_zstd_hashlog_bounds),
 		cmocka_unit_test(test_builder_limits),
 		cmocka_unit_test(test_builder_refuses_in_place),
 		cmocka_unit_test(test_string_table_dedup),
