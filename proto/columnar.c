@@ -18,6 +18,14 @@
 #define CACHE_BITS 10           /* predictor entries: 1024 per kind */
 #define CACHE_N (1u << CACHE_BITS)
 #define REC_BYTES_MAX (BCN_COL_SLOTS_MAX * BCN_VARINT_MAX)
+/* columns of fewer values are stored as varints in order */
+#define STREAMS_MIN_N 64
+/* what a byte stream of its own costs the compressor beyond its
+ * entropy (a Huffman table, about), in bytes */
+#define STREAM_COST 24
+/* bytes of a column, and of the columns before it, that make it begin a
+ * part of its own (bcn_col_enc_cuts) */
+#define CUT_MIN 1024
 
 /* Where each field's values lie among a record type's slots. */
 struct layout {
@@ -56,6 +64,10 @@ struct bcn_col_enc {
 	struct col cols[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX];
 	struct layout lay[BCN_REC_TYPE_MAX];
 	bool have_lay;
+	size_t cuts[BCN_COL_CUTS_MAX], ncuts, since;
+	/* byte counts of estimate(): varints plain and delta, then their
+	 * transposed streams */
+	uint32_t hist[2 + 2 * BCN_VARINT_MAX][256];
 };
 
 static unsigned field_slots(const struct bcn_field *f)
@@ -310,12 +322,96 @@ static inline size_t varint_len(uint64_t v)
 	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
-/* Chooses the shortest mode for c and returns its payload length. */
-static size_t col_choose(struct col *c)
+/* x * log2(x) in 1/256 bits, for x < 2^32 (log2 to within 0.09 bits:
+ * the choice of modes needs no more). */
+static uint64_t xlog2x(uint32_t x)
+{
+	unsigned e;
+	uint32_t frac;
+
+	if (x < 2)
+		return 0;
+	e = 31u - (unsigned)__builtin_clz(x);
+	frac = e >= 8 ? (x >> (e - 8)) & 0xff : (x << (8 - e)) & 0xff;
+	return (uint64_t)x * ((e << 8) + frac);
+}
+
+/* Order-0 entropy of the bytes counted in h (n of them), in bytes. */
+static size_t entropy(const uint32_t *h, uint32_t n)
+{
+	uint64_t bits = xlog2x(n);
+
+	for (unsigned i = 0; i < 256; i++)
+		bits -= xlog2x(h[i]);
+	return (size_t)(bits >> 11) + 1;
+}
+
+/* Counts the varint bytes of v into the histograms of the varint stream
+ * (hv) and of the transposed streams (ht[k]: byte k of each varint). */
+static inline void count_varint(uint32_t *hv, uint32_t (*ht)[256],
+				uint32_t *nt, uint64_t v)
+{
+	unsigned k = 0;
+
+	while (v >= 0x80) {
+		hv[(v & 0x7f) | 0x80]++;
+		ht[k][(v & 0x7f) | 0x80]++;
+		nt[k++]++;
+		v >>= 7;
+	}
+	hv[v]++;
+	ht[k][v]++;
+	nt[k]++;
+}
+
+/* Estimates what a column of n values costs after the general-purpose
+ * compressor as varints (0: plain, 1: zigzag deltas) and as transposed
+ * varints (2, 3), from each byte stream's order-0 entropy; returns the
+ * cheapest. The transposed form must save a tenth: the estimate knows
+ * nothing of the repeats the compressor finds in either. */
+static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
+{
+	uint32_t (*h)[256] = e->hist;
+	uint32_t nb[2] = { 0, 0 }, nt[2][BCN_VARINT_MAX];
+	size_t cost[4];
+	uint64_t prev = 0, v;
+	unsigned best = 0;
+
+	memset(e->hist, 0, sizeof(e->hist));
+	memset(nt, 0, sizeof(nt));
+	for (uint32_t i = 0; i < c->n; i++) {
+		v = c->v[i];
+		nb[0] += (uint32_t)varint_len(v);
+		count_varint(h[0], &h[2], nt[0], v);
+		v = bcn_zigzag((int64_t)(c->v[i] - prev));
+		prev = c->v[i];
+		nb[1] += (uint32_t)varint_len(v);
+		count_varint(h[1], &h[2 + BCN_VARINT_MAX], nt[1], v);
+	}
+	for (unsigned m = 0; m < 2; m++) {
+		cost[m] = entropy(h[m], nb[m]);
+		cost[2 + m] = 0;
+		for (unsigned k = 0; k < BCN_VARINT_MAX && nt[m][k]; k++)
+			cost[2 + m] += entropy(h[2 + m * BCN_VARINT_MAX + k],
+					       nt[m][k]) + STREAM_COST;
+		cost[2 + m] += cost[2 + m] / 9;
+	}
+	for (unsigned m = 1; m < 4; m++)
+		if (cost[m] < cost[best])
+			best = m;
+	return best;
+}
+
+/* Chooses the mode for c (constant when all values are equal; else for
+ * columns long enough to tell, the least estimated cost after the
+ * compressor; else the shortest varints) and returns its payload length
+ * (the same in either layout of the varints). */
+static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 {
 	size_t plain = 0, delta = 0;
 	uint64_t prev = 0;
 	bool same = true;
+	unsigned m;
 
 	for (uint32_t i = 0; i < c->n; i++) {
 		plain += varint_len(c->v[i]);
@@ -328,15 +424,59 @@ static size_t col_choose(struct col *c)
 		return varint_len(c->v[0]);
 	}
 	c->mode = delta < plain ? BCN_COL_DELTA : BCN_COL_PLAIN;
-	return c->mode == BCN_COL_DELTA ? delta : plain;
+	if (c->n >= STREAMS_MIN_N) {
+		m = estimate(e, c);
+		c->mode = m == 0 ? BCN_COL_PLAIN : m == 1 ? BCN_COL_DELTA :
+			  m == 2 ? BCN_COL_TPLAIN : BCN_COL_TDELTA;
+	}
+	return c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA ?
+	       delta : plain;
 }
 
-static int col_write(struct col *c, unsigned type, unsigned slot,
-		     struct bcn_buf *out)
+/* Writes c's values in mode c->mode at p (len bytes, room checked by the
+ * caller): the transposed modes put byte k of each varint in stream k,
+ * the streams one after the other. */
+static void col_put(const struct col *c, uint8_t *p)
 {
-	uint8_t h[4 * BCN_VARINT_MAX + 1], *p;
-	size_t len = col_choose(c), hl = 0;
-	uint64_t prev = 0;
+	uint8_t *at[BCN_VARINT_MAX], tmp[BCN_VARINT_MAX];
+	uint32_t nt[BCN_VARINT_MAX] = { 0 };
+	uint64_t prev = 0, v;
+	bool d = c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA;
+	bool t = c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA;
+
+	if (c->mode == BCN_COL_CONST) {
+		bcn_varint_put(p, c->v[0]);
+		return;
+	}
+	for (uint32_t i = 0; t && i < c->n; i++) {
+		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
+		prev = c->v[i];
+		for (size_t k = 0; k < varint_len(v); k++)
+			nt[k]++;
+	}
+	at[0] = p;
+	for (unsigned k = 1; k < BCN_VARINT_MAX; k++)
+		at[k] = at[k - 1] + nt[k - 1];
+	prev = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
+		prev = c->v[i];
+		if (!t) {
+			p += bcn_varint_put(p, v);
+			continue;
+		}
+		size_t vl = bcn_varint_put(tmp, v);
+
+		for (size_t k = 0; k < vl; k++)
+			*at[k]++ = tmp[k];
+	}
+}
+
+static int col_write(struct bcn_col_enc *e, struct col *c, unsigned type,
+		     unsigned slot, struct bcn_buf *out)
+{
+	uint8_t h[4 * BCN_VARINT_MAX + 1];
+	size_t len = col_choose(e, c), hl = 0;
 	int rc;
 
 	hl += bcn_varint_put(h + hl, type);
@@ -348,15 +488,15 @@ static int col_write(struct col *c, unsigned type, unsigned slot,
 	rc = bcn_buf_reserve(out, hl + len);
 	if (rc)
 		return rc;
-	bcn_buf_add(out, h, hl);
-	p = out->data + out->len;
-	if (c->mode == BCN_COL_CONST)
-		p += bcn_varint_put(p, c->v[0]);
-	for (uint32_t i = 0; c->mode != BCN_COL_CONST && i < c->n; i++) {
-		p += bcn_varint_put(p, c->mode == BCN_COL_PLAIN ? c->v[i] :
-				    bcn_zigzag((int64_t)(c->v[i] - prev)));
-		prev = c->v[i];
+	/* a long column begins a part unless the part so far is short */
+	if (len >= CUT_MIN && e->since >= CUT_MIN &&
+	    e->ncuts < BCN_COL_CUTS_MAX) {
+		e->cuts[e->ncuts++] = out->len;
+		e->since = 0;
 	}
+	e->since += hl + len;
+	bcn_buf_add(out, h, hl);
+	col_put(c, out->data + out->len);
 	out->len += len;
 	return 0;
 }
@@ -426,12 +566,23 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
 			ncols += e->cols[t][s].n > 0;
+	e->ncuts = 0;
+	e->since = out->len;
 	rc = bcn_buf_add(out, h, bcn_varint_put(h, ncols));
 	for (unsigned t = 0; !rc && t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; !rc && s < BCN_COL_SLOTS_MAX; s++)
 			if (e->cols[t][s].n)
-				rc = col_write(&e->cols[t][s], t, s, out);
+				rc = col_write(e, &e->cols[t][s], t, s, out);
 	return rc;
+}
+
+size_t bcn_col_enc_cuts(const struct bcn_col_enc *e, size_t *cuts,
+			size_t max)
+{
+	size_t n = e->ncuts < max ? e->ncuts : max;
+
+	memcpy(cuts, e->cuts, n * sizeof(*cuts));
+	return n;
 }
 
 static const char *slot_name(const struct layout *l, unsigned slot)
@@ -464,6 +615,8 @@ void bcn_col_enc_stats(const struct bcn_col_enc *e, bcn_col_stat_fn *fn,
 
 struct cursor {
 	const uint8_t *p, *end;
+	/* transposed modes: the next byte of each stream */
+	const uint8_t *at[BCN_VARINT_MAX];
 	uint32_t left;
 	uint8_t mode;
 	uint64_t val;           /* the constant, or the previous value */
@@ -493,9 +646,22 @@ static int col_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 		*v = c->val;
 		return 0;
 	}
-	if (bcn_varint_get(&c->p, c->end, &x))
+	if (c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA) {
+		/* dir_entry sized the streams: each holds a byte for every
+		 * continued byte of the one before */
+		uint8_t tmp[BCN_VARINT_MAX];
+		const uint8_t *q = tmp;
+		unsigned k = 0;
+
+		do
+			tmp[k] = *c->at[k]++;
+		while ((tmp[k++] & 0x80) && k < BCN_VARINT_MAX);
+		if (bcn_varint_get(&q, tmp + k, &x))
+			return -BCN_ECORRUPT;
+	} else if (bcn_varint_get(&c->p, c->end, &x)) {
 		return -BCN_ECORRUPT;
-	if (c->mode == BCN_COL_DELTA)
+	}
+	if (c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA)
 		x = c->val += (uint64_t)bcn_unzigzag(x);
 	*v = x;
 	return 0;
@@ -520,6 +686,32 @@ static int copy_strtab(const uint8_t **p, const uint8_t *end,
 	if (bcn_buf_add(out, *p, (size_t)(q - *p)))
 		return -BCN_ETOOBIG;
 	*p = q;
+	return 0;
+}
+
+/* Finds the streams of a transposed column of n values in [c->p,
+ * c->end): stream 0 holds n bytes, stream k + 1 one for each byte of
+ * stream k with its high bit set, the last none such, and together they
+ * fill the column exactly. Leaves c->p at c->end: col_get reads through
+ * c->at. Returns 0 or -BCN_ECORRUPT. */
+static int streams(struct cursor *c, uint32_t n)
+{
+	const uint8_t *q = c->p;
+	uint64_t want = n, cont;
+
+	for (unsigned k = 0; k < BCN_VARINT_MAX; k++) {
+		c->at[k] = q;
+		if (want > (uint64_t)(c->end - q))
+			return -BCN_ECORRUPT;
+		cont = 0;
+		for (uint64_t i = 0; i < want; i++)
+			cont += q[i] >> 7;
+		q += want;
+		want = cont;
+	}
+	if (want || q != c->end)
+		return -BCN_ECORRUPT;
+	c->p = c->end;
 	return 0;
 }
 
@@ -548,6 +740,9 @@ static int dir_entry(struct dec *d, const uint8_t **p, const uint8_t *end,
 	*p += len;
 	if (c->mode == BCN_COL_CONST &&
 	    (bcn_varint_get(&c->p, c->end, &c->val) || c->p != c->end))
+		return -BCN_ECORRUPT;
+	if ((c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA) &&
+	    streams(c, (uint32_t)n))
 		return -BCN_ECORRUPT;
 	d->idx[type][slot] = (uint16_t)(++d->ncur);
 	return 0;
@@ -603,8 +798,7 @@ static int dec_rows(struct dec *d, uint32_t count, struct bcn_buf *out)
 			return -BCN_ETOOBIG;
 	}
 	for (uint32_t i = 0; i < d->ncur; i++)
-		if (d->cur[i].left || (d->cur[i].mode != BCN_COL_CONST &&
-				       d->cur[i].p != d->cur[i].end))
+		if (d->cur[i].left || d->cur[i].p != d->cur[i].end)
 			return -BCN_ECORRUPT;
 	return 0;
 }
