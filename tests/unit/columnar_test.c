@@ -182,6 +182,29 @@ static void add_io_runs(struct bcn_frame_builder *b, int n)
 	}
 }
 
+/* n reads of one process whose durations are 2^21 or 2^35 ns in turn
+ * plus up to 127 ns of noise: varints of four or six bytes, only the
+ * first noisy, and no use in deltas. */
+static void add_noisy_durs(struct bcn_frame_builder *b, int n)
+{
+	struct bcn_record r;
+
+	for (int i = 0; i < n; i++) {
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = 1700000000000000000 + i * (1ll << 36);
+		r.dur = (i & 1 ? 1ll << 35 : 1ll << 21) +
+			(int64_t)(recgen_next(&gen) % 128);
+		r.u.io.pid = 4000;
+		r.u.io.op = BCN_IO_READ;
+		r.u.io.fd = 3;
+		r.u.io.file = 99;
+		r.u.io.offset = (uint64_t)i << 12;
+		r.u.io.size = 1 << 12;
+		r.u.io.busy = (uint64_t)r.dur;
+		assert_int_equal(bcn_frame_builder_add(b, &r), 0);
+	}
+}
+
 /* Columnar frames decode to the records of row frames, and on io runs
  * take fewer bytes with each compressor. */
 static void test_frames_same_records(void **state)
@@ -268,8 +291,21 @@ static void test_falls_back_to_rows(void **state)
 	bcn_buf_free(&w);
 }
 
-static void small_cols(struct bcn_buf *cols, uint32_t *count)
+static void mode_mask(void *arg, unsigned type, const char *slot,
+		      uint32_t n, size_t bytes, unsigned mode)
 {
+	unsigned *mask = arg;
+
+	(void)type;
+	(void)slot;
+	(void)n;
+	(void)bytes;
+	*mask |= 1u << mode;
+}
+
+static void some_cols(struct bcn_buf *cols, uint32_t *count, int nrec)
+{
+	unsigned mask = 0;
 	struct bcn_frame_builder b;
 	struct bcn_col_enc *e = bcn_col_enc_new();
 	struct bcn_buf rows;
@@ -277,21 +313,31 @@ static void small_cols(struct bcn_buf *cols, uint32_t *count)
 	bcn_buf_init(&rows, 1 << 20);
 	bcn_buf_init(cols, 1 << 20);
 	bcn_frame_builder_init(&b, &lim, 0);
-	add_io_runs(&b, 40);
+	add_io_runs(&b, nrec > 64 ? 20 : nrec);
+	add_noisy_durs(&b, nrec > 64 ? nrec : 0);
 	payloads(&b, e, &rows, cols);
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	/* the damage tests reach the transposed modes' decoder */
+	assert_int_equal(!!(mask & (1u << BCN_COL_TPLAIN |
+				    1u << BCN_COL_TDELTA)), nrec > 64);
 	*count = b.nrec;
 	bcn_frame_builder_free(&b);
 	bcn_col_enc_free(e);
 	bcn_buf_free(&rows);
 }
 
+/* 40 records: varint columns; 300 of add_noisy_durs after 20 io runs:
+ * some transposed */
+static const int sizes[] = { 40, 300 };
+
 static void test_every_truncation(void **state)
 {
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 	struct bcn_buf cols, out;
 	uint32_t n;
 
 	(void)state;
-	small_cols(&cols, &n);
+	some_cols(&cols, &n, sizes[k]);
 	bcn_buf_init(&out, 1 << 20);
 	for (size_t len = 0; len < cols.len; len++) {
 		bcn_buf_reset(&out);
@@ -307,18 +353,20 @@ static void test_every_truncation(void **state)
 	assert_int_equal(bcn_col_decode(cols.data, cols.len, n, &out), 0);
 	bcn_buf_free(&cols);
 	bcn_buf_free(&out);
+	}
 }
 
 /* Single-byte damage anywhere: an error or some rows, never a crash;
  * decoding never writes past the output's bound. */
 static void test_every_byte_flipped(void **state)
 {
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 	struct bcn_buf cols, out;
 	uint32_t n;
 
 	(void)state;
-	small_cols(&cols, &n);
-	bcn_buf_init(&out, 4096);
+	some_cols(&cols, &n, sizes[k]);
+	bcn_buf_init(&out, 32768);
 	for (size_t i = 0; i < cols.len; i++)
 		for (int bit = 0; bit < 8; bit++) {
 			int rc;
@@ -333,6 +381,7 @@ static void test_every_byte_flipped(void **state)
 		}
 	bcn_buf_free(&cols);
 	bcn_buf_free(&out);
+	}
 }
 
 /* Hand-made payloads: string table "0", then a directory. */
@@ -457,6 +506,100 @@ static void test_stats_cover_payload(void **state)
 	bcn_buf_free(&cols);
 }
 
+/* A column whose varints' bytes differ in kind by position, over enough
+ * records, is stored transposed and comes back exactly; few records
+ * never are. */
+static void test_transposed(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	unsigned mask = 0;
+
+	(void)state;
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_noisy_durs(&b, 300);
+	assert_exact(&b, e);
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	assert_true(mask & (1u << BCN_COL_TPLAIN | 1u << BCN_COL_TDELTA));
+	bcn_frame_builder_free(&b);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_noisy_durs(&b, 40);
+	assert_exact(&b, e);
+	mask = 0;
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	assert_false(mask & (1u << BCN_COL_TPLAIN | 1u << BCN_COL_TDELTA));
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+}
+
+/* Hand-made transposed columns: one job record (type 7) whose job slot
+ * (2) is transposed; stream sizes must follow the continuation bits. */
+static void test_transposed_streams(void **state)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(BCN_REC_JOB);
+	uint8_t p[512];
+	size_t n = 0, job_at = 0;
+
+	(void)state;
+	p[n++] = 0;
+	p[n++] = (uint8_t)(1 + 3 + d->nfields);
+	n += (size_t)sprintf((char *)p + n, "%c%c%c%c%c%c", 0, 0, 1, 0, 1, 7);
+	for (unsigned s = 0; s < 3 + d->nfields; s++) {
+		p[n++] = 7; p[n++] = (uint8_t)s; p[n++] = 1;
+		if (s != 2) {
+			p[n++] = BCN_COL_CONST; p[n++] = 1; p[n++] = 0;
+			continue;
+		}
+		job_at = n;
+		/* 300 = 0xac 0x02: stream 0 holds 0xac, stream 1 0x02 */
+		p[n++] = BCN_COL_TPLAIN; p[n++] = 2; p[n++] = 0xac;
+		p[n++] = 0x02;
+	}
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), 0);
+	/* the second stream continued: no third stream to hold it */
+	p[job_at + 3] = 0x82;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	/* the first not continued: the second byte is left over */
+	p[job_at + 3] = 0x02;
+	p[job_at + 2] = 0x2c;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	p[job_at + 2] = 0xac;
+	p[job_at] = BCN_COL_TDELTA;     /* zigzag 300: the same length */
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), 0);
+}
+
+/* Long columns begin zstd blocks of their own; short payloads have no
+ * cuts; cuts lie within the payload, increasing. */
+static void test_cuts(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	struct bcn_buf rows, cols;
+	size_t cuts[BCN_COL_CUTS_MAX], nc;
+
+	(void)state;
+	bcn_buf_init(&rows, 1 << 24);
+	bcn_buf_init(&cols, 1 << 24);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_io_runs(&b, 3000);
+	payloads(&b, e, &rows, &cols);
+	nc = bcn_col_enc_cuts(e, cuts, BCN_COL_CUTS_MAX);
+	assert_true(nc >= 2);
+	for (size_t i = 0; i < nc; i++)
+		assert_true(cuts[i] > (i ? cuts[i - 1] : 0) &&
+			    cuts[i] < cols.len);
+	assert_int_equal(bcn_col_enc_cuts(e, cuts, 1), 1);
+	bcn_frame_builder_free(&b);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_io_runs(&b, 20);
+	payloads(&b, e, &rows, &cols);
+	assert_int_equal(bcn_col_enc_cuts(e, cuts, BCN_COL_CUTS_MAX), 0);
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+	bcn_buf_free(&rows);
+	bcn_buf_free(&cols);
+}
+
 /* The header takes flag bit 3 with each compression, and no other new
  * bit. */
 static void test_header_flag(void **state)
@@ -494,6 +637,9 @@ int main(void)
 		cmocka_unit_test(test_expansion_bound),
 		cmocka_unit_test(test_stats_cover_payload),
 		cmocka_unit_test(test_header_flag),
+		cmocka_unit_test(test_transposed),
+		cmocka_unit_test(test_transposed_streams),
+		cmocka_unit_test(test_cuts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
