@@ -65,9 +65,9 @@ struct bcn_col_enc {
 	struct layout lay[BCN_REC_TYPE_MAX];
 	bool have_lay;
 	size_t cuts[BCN_COL_CUTS_MAX], ncuts, since;
-	/* byte counts of estimate(): varints plain and delta, then their
-	 * transposed streams */
-	uint32_t hist[2 + 2 * BCN_VARINT_MAX][256];
+	/* byte counts of estimate(): the transposed streams of the plain
+	 * and the delta varints */
+	uint32_t hist[2][BCN_VARINT_MAX][256];
 };
 
 static unsigned field_slots(const struct bcn_field *f)
@@ -346,54 +346,55 @@ static size_t entropy(const uint32_t *h, uint32_t n)
 	return (size_t)(bits >> 11) + 1;
 }
 
-/* Counts the varint bytes of v into the histograms of the varint stream
- * (hv) and of the transposed streams (ht[k]: byte k of each varint). */
-static inline void count_varint(uint32_t *hv, uint32_t (*ht)[256],
-				uint32_t *nt, uint64_t v)
+/* Counts the varint bytes of v into the histograms of the transposed
+ * streams (ht[k]: byte k of each varint, nt[k] of them). */
+static inline void count_varint(uint32_t (*ht)[256], uint32_t *nt, uint64_t v)
 {
 	unsigned k = 0;
 
 	while (v >= 0x80) {
-		hv[(v & 0x7f) | 0x80]++;
 		ht[k][(v & 0x7f) | 0x80]++;
 		nt[k++]++;
 		v >>= 7;
 	}
-	hv[v]++;
 	ht[k][v]++;
 	nt[k]++;
 }
 
 /* Estimates what a column of n values costs after the general-purpose
  * compressor as varints (0: plain, 1: zigzag deltas) and as transposed
- * varints (2, 3), from each byte stream's order-0 entropy; returns the
+ * varints (2, 3), from each byte stream's order-0 entropy (the varints'
+ * stream counts the bytes of all the transposed ones); returns the
  * cheapest. The transposed form must save a tenth: the estimate knows
  * nothing of the repeats the compressor finds in either. */
 static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 {
-	uint32_t (*h)[256] = e->hist;
-	uint32_t nb[2] = { 0, 0 }, nt[2][BCN_VARINT_MAX];
+	uint32_t (*h)[BCN_VARINT_MAX][256] = e->hist;
+	uint32_t nt[2][BCN_VARINT_MAX], all[256], nb;
 	size_t cost[4];
-	uint64_t prev = 0, v;
+	uint64_t prev = 0;
 	unsigned best = 0;
 
 	memset(e->hist, 0, sizeof(e->hist));
 	memset(nt, 0, sizeof(nt));
 	for (uint32_t i = 0; i < c->n; i++) {
-		v = c->v[i];
-		nb[0] += (uint32_t)varint_len(v);
-		count_varint(h[0], &h[2], nt[0], v);
-		v = bcn_zigzag((int64_t)(c->v[i] - prev));
+		count_varint(h[0], nt[0], c->v[i]);
+		count_varint(h[1], nt[1],
+			     bcn_zigzag((int64_t)(c->v[i] - prev)));
 		prev = c->v[i];
-		nb[1] += (uint32_t)varint_len(v);
-		count_varint(h[1], &h[2 + BCN_VARINT_MAX], nt[1], v);
 	}
 	for (unsigned m = 0; m < 2; m++) {
-		cost[m] = entropy(h[m], nb[m]);
+		memset(all, 0, sizeof(all));
+		nb = 0;
 		cost[2 + m] = 0;
-		for (unsigned k = 0; k < BCN_VARINT_MAX && nt[m][k]; k++)
-			cost[2 + m] += entropy(h[2 + m * BCN_VARINT_MAX + k],
-					       nt[m][k]) + STREAM_COST;
+		for (unsigned k = 0; k < BCN_VARINT_MAX && nt[m][k]; k++) {
+			for (unsigned b = 0; b < 256; b++)
+				all[b] += h[m][k][b];
+			nb += nt[m][k];
+			cost[2 + m] += entropy(h[m][k], nt[m][k]) +
+				       STREAM_COST;
+		}
+		cost[m] = entropy(all, nb);
 		cost[2 + m] += cost[2 + m] / 9;
 	}
 	for (unsigned m = 1; m < 4; m++)
@@ -403,8 +404,8 @@ static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 }
 
 /* Chooses the mode for c (constant when all values are equal; else for
- * columns long enough to tell, the least estimated cost after the
- * compressor; else the shortest varints) and returns its payload length
+ * columns long and wide enough to tell, the least estimated cost after
+ * the compressor; else the shortest varints) and returns its payload length
  * (the same in either layout of the varints). */
 static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 {
@@ -424,7 +425,10 @@ static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 		return varint_len(c->v[0]);
 	}
 	c->mode = delta < plain ? BCN_COL_DELTA : BCN_COL_PLAIN;
-	if (c->n >= STREAMS_MIN_N) {
+	/* the estimate takes time: for columns of some length where a
+	 * quarter of the values or more take two bytes or more */
+	if (c->n >= STREAMS_MIN_N &&
+	    (delta < plain ? delta : plain) >= c->n + c->n / 4) {
 		m = estimate(e, c);
 		c->mode = m == 0 ? BCN_COL_PLAIN : m == 1 ? BCN_COL_DELTA :
 			  m == 2 ? BCN_COL_TPLAIN : BCN_COL_TDELTA;
