@@ -3,8 +3,10 @@
  * one column per (record type, field slot) instead of record after
  * record, io times as gaps since the end of the same process's previous
  * record and io offsets against the end of the same file's previous
- * record, each column stored constant, plain or delta-coded, whichever is
- * shortest. A general-purpose compressor then finds far more to share.
+ * record, each column stored constant, plain or delta-coded, as varints
+ * in order or transposed (byte k of each varint in stream k), whichever
+ * promises the fewest bytes after compression. A general-purpose
+ * compressor then finds far more to share.
  *
  * The transform is lossless over the row form (proto/frame_builder.c):
  * decoding gives back a row payload whose records are those encoded, so
