@@ -18,6 +18,8 @@
 #define CACHE_BITS 10           /* predictor entries: 1024 per kind */
 #define CACHE_N (1u << CACHE_BITS)
 #define REC_BYTES_MAX (BCN_COL_SLOTS_MAX * BCN_VARINT_MAX)
+/* values of a column that estimate() looks at, at most (about) */
+#define ESTIMATE_SAMPLES 1024
 /* columns of fewer values are stored as varints in order */
 #define STREAMS_MIN_N 64
 /* what a byte stream of its own costs the compressor beyond its
@@ -364,24 +366,25 @@ static inline void count_varint(uint32_t (*ht)[256], uint32_t *nt, uint64_t v)
 /* Estimates what a column of n values costs after the general-purpose
  * compressor as varints (0: plain, 1: zigzag deltas) and as transposed
  * varints (2, 3), from each byte stream's order-0 entropy (the varints'
- * stream counts the bytes of all the transposed ones); returns the
- * cheapest. The transposed form must save a tenth: the estimate knows
+ * stream counts the bytes of all the transposed ones) over at most
+ * about ESTIMATE_SAMPLES values evenly spread; returns the cheapest. The transposed form must save a tenth: the estimate knows
  * nothing of the repeats the compressor finds in either. */
 static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 {
 	uint32_t (*h)[BCN_VARINT_MAX][256] = e->hist;
 	uint32_t nt[2][BCN_VARINT_MAX], all[256], nb;
 	size_t cost[4];
-	uint64_t prev = 0;
+	uint64_t prev;
+	uint32_t step = c->n / ESTIMATE_SAMPLES + 1;
 	unsigned best = 0;
 
 	memset(e->hist, 0, sizeof(e->hist));
 	memset(nt, 0, sizeof(nt));
-	for (uint32_t i = 0; i < c->n; i++) {
+	for (uint32_t i = 0; i < c->n; i += step) {
+		prev = i ? c->v[i - 1] : 0;
 		count_varint(h[0], nt[0], c->v[i]);
 		count_varint(h[1], nt[1],
 			     bcn_zigzag((int64_t)(c->v[i] - prev)));
-		prev = c->v[i];
 	}
 	for (unsigned m = 0; m < 2; m++) {
 		memset(all, 0, sizeof(all));
@@ -391,10 +394,10 @@ static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 			for (unsigned b = 0; b < 256; b++)
 				all[b] += h[m][k][b];
 			nb += nt[m][k];
-			cost[2 + m] += entropy(h[m][k], nt[m][k]) +
+			cost[2 + m] += entropy(h[m][k], nt[m][k]) * step +
 				       STREAM_COST;
 		}
-		cost[m] = entropy(all, nb);
+		cost[m] = entropy(all, nb) * step;
 		cost[2 + m] += cost[2 + m] / 9;
 	}
 	for (unsigned m = 1; m < 4; m++)
