@@ -363,7 +363,9 @@ static void builder_reset(struct bcn_frame_builder *b)
 }
 
 /* The np parts of the raw payload (raw bytes in all) as one zstd frame
- * (its content size in its header) into b->zbuf after head. */
+ * (its content size in its header) into b->zbuf after head; with blocks,
+ * each part ends a zstd block (ZSTD_e_flush), so that parts of unlike
+ * bytes (columns, bcn_col_enc_cuts) get literal tables of their own. */
 static int build_zstd(struct bcn_frame_builder *b, size_t head,
 		      const uint8_t *const *parts, const size_t *lens, int np,
 		      size_t raw, size_t *plen, bool blocks)
@@ -387,7 +389,10 @@ static int build_zstd(struct bcn_frame_builder *b, size_t head,
 						 i == np - 1 ? ZSTD_e_end :
 						 blocks ? ZSTD_e_flush :
 						 ZSTD_e_continue);
-			if (ZSTD_isError(r))
+			/* the bound leaves room for a block header per
+			 * part (parts are 1 KiB or more): a full output
+			 * is a bug, not a loop */
+			if (ZSTD_isError(r) || (r && out.pos == out.size))
 				return -EIO;
 		} while (i == np - 1 || blocks ? r != 0 : in.pos < in.size);
 	}
