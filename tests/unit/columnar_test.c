@@ -313,7 +313,7 @@ static void some_cols(struct bcn_buf *cols, uint32_t *count, int nrec)
 	bcn_buf_init(&rows, 1 << 20);
 	bcn_buf_init(cols, 1 << 20);
 	bcn_frame_builder_init(&b, &lim, 0);
-	add_io_runs(&b, nrec > 64 ? 20 : nrec);
+	add_io_runs(&b, nrec > 64 ? 4 : nrec);
 	add_noisy_durs(&b, nrec > 64 ? nrec : 0);
 	payloads(&b, e, &rows, cols);
 	bcn_col_enc_stats(e, mode_mask, &mask);
@@ -326,7 +326,7 @@ static void some_cols(struct bcn_buf *cols, uint32_t *count, int nrec)
 	bcn_buf_free(&rows);
 }
 
-/* 40 records: varint columns; 300 of add_noisy_durs after 20 io runs:
+/* 40 io runs: varint columns; 300 of add_noisy_durs after 4 io runs:
  * some transposed */
 static const int sizes[] = { 40, 300 };
 
