@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "proto/columnar.h"
+#include "proto/fileid.h"
 #include "proto/record.h"
 #include "proto/varint.h"
 
@@ -37,7 +38,7 @@ struct layout {
 				 * vector or distribution fields) */
 	uint16_t first[FIELDS_MAX];
 	/* io only: the slots the predictors use, 0 when not io */
-	uint16_t pid, fd, file, offset, size, count, stride, busy;
+	uint16_t pid, fd, file, path, offset, size, count, stride, busy;
 };
 
 /* A direct-mapped table of the last value per key: the end of a
@@ -52,6 +53,11 @@ struct cache {
 struct predict {
 	struct cache stream, file, fd;
 	uint64_t last_t;
+	/* the file id of each string of the table as a path (1..nstr:
+	 * string references count from 1, 0 is the empty string) */
+	const uint64_t *path_id;
+	uint64_t nstr;
+	bool paths;             /* BCN_COL_F_PATHS: the path predicts */
 };
 
 struct col {
@@ -67,6 +73,7 @@ struct bcn_col_enc {
 	struct layout lay[BCN_REC_TYPE_MAX];
 	bool have_lay;
 	size_t cuts[BCN_COL_CUTS_MAX], ncuts, since;
+	uint64_t *path_id, path_cap;
 	/* byte counts of estimate(): the transposed streams of the plain
 	 * and the delta varints */
 	uint32_t hist[2][BCN_VARINT_MAX][256];
@@ -117,6 +124,7 @@ static int layouts(struct layout *lay)
 			continue;
 		l->pid = slot_named(l, "pid");
 		l->file = slot_named(l, "file");
+		l->path = slot_named(l, "path");
 		l->offset = slot_named(l, "offset");
 		l->size = slot_named(l, "size");
 		l->count = slot_named(l, "count");
@@ -205,6 +213,36 @@ static void predict_reset(struct predict *pr)
 	memset(pr, 0, sizeof(*pr));
 }
 
+/* Walks the string table (count, then entries) at [p, end): *n entries
+ * ending at *after, with the file id of entry i (from 1) in (*ids)[i],
+ * the array grown (*cap entries) as needed. Returns 0, -BCN_ECORRUPT
+ * (an entry passes end or BCN_STR_MAX) or -ENOMEM. */
+static int path_ids(const uint8_t *p, const uint8_t *end, uint64_t **ids,
+		    uint64_t *cap, uint64_t *n, const uint8_t **after)
+{
+	uint64_t len;
+
+	if (bcn_varint_get(&p, end, n) || *n > (uint64_t)(end - p))
+		return -BCN_ECORRUPT;
+	if (*n + 1 > *cap) {
+		uint64_t *v = realloc(*ids, (size_t)(*n + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*ids = v;
+		*cap = *n + 1;
+	}
+	for (uint64_t i = 1; i <= *n; i++) {
+		if (bcn_varint_get(&p, end, &len) || len > BCN_STR_MAX ||
+		    len > (uint64_t)(end - p))
+			return -BCN_ECORRUPT;
+		(*ids)[i] = bcn_file_id((const char *)p, (size_t)len);
+		p += len;
+	}
+	*after = p;
+	return 0;
+}
+
 /* Where the next operation of an io record's file is expected: just
  * after the last operation of its run. */
 static uint64_t io_end(const struct layout *l, const uint64_t *v)
@@ -248,6 +286,9 @@ static void transform(struct predict *pr, const struct layout *l,
 	cache_put(&pr->stream, v[l->pid], t + v[1]);
 	key = fd_key(l, v);
 	fpred = cache_get(&pr->fd, key, 0);
+	/* a record that names its path (an open) has the path's id */
+	if (pr->paths && v[l->path] && v[l->path] <= pr->nstr)
+		fpred = pr->path_id[v[l->path]];
 	if (dir < 0)
 		v[l->file] += fpred;
 	file = v[l->file];
@@ -281,6 +322,7 @@ void bcn_col_enc_free(struct bcn_col_enc *e)
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
 			free(e->cols[t][s].v);
+	free(e->path_id);
 	free(e);
 }
 
@@ -489,7 +531,9 @@ static int col_write(struct bcn_col_enc *e, struct col *c, unsigned type,
 	hl += bcn_varint_put(h + hl, type);
 	hl += bcn_varint_put(h + hl, slot);
 	hl += bcn_varint_put(h + hl, c->n);
-	h[hl++] = c->mode;
+	h[hl++] = (uint8_t)(c->mode | (type == BCN_REC_IO &&
+				       slot == e->lay[type].file ?
+				       BCN_COL_F_PATHS : 0));
 	hl += bcn_varint_put(h + hl, len);
 	c->bytes = hl + len;
 	rc = bcn_buf_reserve(out, hl + len);
@@ -552,6 +596,7 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		   uint32_t count, struct bcn_buf *out)
 {
 	uint8_t h[BCN_VARINT_MAX];
+	const uint8_t *after;
 	uint32_t ncols = 0;
 	int rc;
 
@@ -562,6 +607,15 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		e->have_lay = true;
 	}
 	predict_reset(&e->pr);
+	/* out holds the string table, exactly: paths predict files */
+	rc = path_ids(out->data, out->data + out->len, &e->path_id,
+		      &e->path_cap, &e->pr.nstr, &after);
+	if (rc)
+		return rc;
+	if (after != out->data + out->len)
+		return -BCN_ECORRUPT;
+	e->pr.path_id = e->path_id;
+	e->pr.paths = true;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
 			e->cols[t][s].n = 0;
@@ -631,6 +685,7 @@ struct cursor {
 
 struct dec {
 	struct predict pr;
+	uint64_t *path_id, path_cap;
 	struct layout lay[BCN_REC_TYPE_MAX];
 	uint16_t idx[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX]; /* cursor + 1 */
 	struct cursor *cur;
@@ -675,21 +730,18 @@ static int col_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 }
 
 /* Copies the string table (count and entries) at *p to out, checking
- * only that it lies within the payload; the row decoder checks the rest. */
-static int copy_strtab(const uint8_t **p, const uint8_t *end,
+ * only that it lies within the payload (the row decoder checks the
+ * rest), and notes each entry's id as a path. */
+static int copy_strtab(struct dec *d, const uint8_t **p, const uint8_t *end,
 		       struct bcn_buf *out)
 {
-	const uint8_t *q = *p;
-	uint64_t n, len;
+	const uint8_t *q;
+	int rc;
 
-	if (bcn_varint_get(&q, end, &n) || n > (uint64_t)(end - q))
-		return -BCN_ECORRUPT;
-	for (uint64_t i = 0; i < n; i++)
-		if (bcn_varint_get(&q, end, &len) || len > BCN_STR_MAX ||
-		    len > (uint64_t)(end - q))
-			return -BCN_ECORRUPT;
-		else
-			q += len;
+	rc = path_ids(*p, end, &d->path_id, &d->path_cap, &d->pr.nstr, &q);
+	if (rc)
+		return rc;
+	d->pr.path_id = d->path_id;
 	if (bcn_buf_add(out, *p, (size_t)(q - *p)))
 		return -BCN_ETOOBIG;
 	*p = q;
@@ -728,11 +780,17 @@ static int dir_entry(struct dec *d, const uint8_t **p, const uint8_t *end,
 {
 	uint64_t type, slot, n, len;
 	struct cursor *c = &d->cur[d->ncur];
+	uint8_t flags;
 
 	if (bcn_varint_get(p, end, &type) || bcn_varint_get(p, end, &slot) ||
 	    bcn_varint_get(p, end, &n) || *p == end)
 		return -BCN_ECORRUPT;
-	c->mode = *(*p)++;
+	flags = **p & (uint8_t)~(BCN_COL_F_PATHS - 1);
+	c->mode = *(*p)++ & (BCN_COL_F_PATHS - 1);
+	if (flags & ~BCN_COL_F_PATHS || (flags && (type != BCN_REC_IO ||
+	    slot != d->lay[BCN_REC_IO].file)))
+		return -BCN_ECORRUPT;
+	d->pr.paths = d->pr.paths || flags;
 	if (bcn_varint_get(p, end, &len) || len > (uint64_t)(end - *p) ||
 	    type >= BCN_REC_TYPE_MAX || slot >= BCN_COL_SLOTS_MAX ||
 	    (type == 0 && slot != 0) || (type && slot >= d->lay[type].nslots) ||
@@ -822,7 +880,7 @@ int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
 		return -ENOMEM;
 	rc = layouts(d->lay);
 	if (!rc)
-		rc = copy_strtab(&p, end, out);
+		rc = copy_strtab(d, &p, end, out);
 	if (!rc)
 		rc = dec_directory(d, &p, end, count);
 	if (!rc)
@@ -830,6 +888,7 @@ int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
 	if (rc)
 		out->len = start;
 	free(d->cur);
+	free(d->path_id);
 	free(d);
 	return rc;
 }

@@ -35,6 +35,10 @@ enum bcn_col_mode {
 	BCN_COL_TDELTA = 4,     /* the delta mode's varints transposed */
 	BCN_COL_MODE_MAX
 };
+/* Flag in the mode byte of the io file column (only there): an io record
+ * that names a path predicts its file as the path's id (proto/fileid.h).
+ * Frames of encoders older than it lack it and decode as they were. */
+#define BCN_COL_F_PATHS 0x10
 
 /* Encoder state kept between frames (its column storage), opaque. */
 struct bcn_col_enc;

@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "proto/columnar.h"
+#include "proto/fileid.h"
 #include "proto/frame.h"
 #include "proto/varint.h"
 #include "recgen.h"
@@ -422,6 +423,11 @@ static void test_corrupt_directory(void **state)
 	/* unknown mode */
 	p[2 + 6 + 3] = BCN_COL_MODE_MAX;
 	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	/* the paths flag on another column than io's file, other flags */
+	p[2 + 6 + 3] = BCN_COL_CONST | BCN_COL_F_PATHS;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	p[2 + 6 + 3] = BCN_COL_CONST | 0x20;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
 	p[2 + 6 + 3] = BCN_COL_CONST;
 	/* a slot beyond the type's */
 	p[n - 5] = 200;
@@ -568,6 +574,96 @@ static void test_transposed_streams(void **state)
 	assert_int_equal(decode_hand(p, n, 1, 1 << 16), 0);
 }
 
+/* Opens on fresh descriptors whose file is their path's id, each
+ * followed by a read without a path. */
+static void add_opens(struct bcn_frame_builder *b, int n)
+{
+	static const char *const paths[] = { "/scratch/a/ckpt.0", "/x/y",
+					     "/lustre/p/run/out.h5" };
+	struct bcn_record r;
+
+	for (int i = 0; i < 2 * n; i++) {
+		const char *path = paths[(i / 2) % 3];
+
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = 1700000000000000000 + i * 1000;
+		r.dur = 500;
+		r.u.io.pid = 77;
+		r.u.io.op = i % 2 ? BCN_IO_READ : BCN_IO_OPEN;
+		r.u.io.fd = 3 + i / 2;
+		r.u.io.path = i % 2 ? "" : path;
+		r.u.io.file = bcn_file_id(path, strlen(path));
+		r.u.io.size = i % 2 ? 4096 : 0;
+		r.u.io.busy = 500;
+		assert_int_equal(bcn_frame_builder_add(b, &r), 0);
+	}
+}
+
+/* Finds the directory entry of column (type, slot) of a payload made
+ * by payloads(): returns the offset of its mode byte, 0 when absent. */
+static size_t mode_at(const struct bcn_buf *cols, unsigned type,
+		      unsigned slot)
+{
+	const uint8_t *p = cols->data, *end = p + cols->len;
+	uint64_t n = 0, len = 0, t = 0, s = 0, k = 0;
+
+	assert_int_equal(bcn_varint_get(&p, end, &n), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		assert_int_equal(bcn_varint_get(&p, end, &len), 0);
+		p += len;
+	}
+	assert_int_equal(bcn_varint_get(&p, end, &n), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		assert_int_equal(bcn_varint_get(&p, end, &t), 0);
+		assert_int_equal(bcn_varint_get(&p, end, &s), 0);
+		assert_int_equal(bcn_varint_get(&p, end, &k), 0);
+		if (t == type && s == slot)
+			return (size_t)(p - cols->data);
+		p++;
+		assert_int_equal(bcn_varint_get(&p, end, &len), 0);
+		p += len;
+	}
+	return 0;
+}
+
+/* A path predicts its file: the file column of opens on fresh
+ * descriptors is all zeros (constant) with the flag; without the flag
+ * (a frame of an encoder before it) the same bytes decode to other
+ * files, so the flag is what decides. */
+static void test_paths_predict_files(void **state)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(BCN_REC_IO);
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	struct bcn_buf rows, cols, back;
+	unsigned file_slot = 3;
+	size_t at;
+
+	(void)state;
+	for (size_t i = 0; i < d->nfields && strcmp(d->fields[i].name, "file");
+	     i++)
+		file_slot++;
+	bcn_buf_init(&rows, 1 << 20);
+	bcn_buf_init(&cols, 1 << 20);
+	bcn_buf_init(&back, 1 << 20);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_opens(&b, 30);
+	assert_exact(&b, e);
+	payloads(&b, e, &rows, &cols);
+	at = mode_at(&cols, BCN_REC_IO, file_slot);
+	assert_true(at > 0);
+	assert_int_equal(cols.data[at], BCN_COL_CONST | BCN_COL_F_PATHS);
+	cols.data[at] = BCN_COL_CONST;
+	assert_int_equal(bcn_col_decode(cols.data, cols.len, b.nrec, &back), 0);
+	assert_int_equal(back.len == rows.len &&
+			 memcmp(back.data, rows.data, rows.len) == 0, 0);
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+	bcn_buf_free(&rows);
+	bcn_buf_free(&cols);
+	bcn_buf_free(&back);
+}
+
 /* Long columns begin zstd blocks of their own; short payloads have no
  * cuts; cuts lie within the payload, increasing. */
 static void test_cuts(void **state)
@@ -640,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_transposed),
 		cmocka_unit_test(test_transposed_streams),
 		cmocka_unit_test(test_cuts),
+		cmocka_unit_test(test_paths_predict_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
