@@ -1,7 +1,8 @@
 /* Columnar DATA payloads (proto/columnar.h, docs/protocol.md "Columnar
  * payloads"): the row form's records split into one column per (record
  * type, value slot), with io times and offsets predicted per process and
- * per file. */
+ * per file, files per descriptor or by their path; long columns of wide
+ * values transposed where an entropy estimate says it pays. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
