@@ -47,6 +47,8 @@ static struct codec codecs[] = {
 	{ .name = "columnar-zstd-1", .columnar = 1, .zstd = 1, .level = -1, .lossless = 1 },
 	{ .name = "columnar-zstd1", .columnar = 1, .zstd = 1, .level = 1, .lossless = 1 },
 	{ .name = "columnar-zstd3", .columnar = 1, .zstd = 1, .level = 3, .lossless = 1 },
+	{ .name = "columnar-zstd5", .columnar = 1, .zstd = 1, .level = 5, .lossless = 1 },
+	{ .name = "columnar-zstd7", .columnar = 1, .zstd = 1, .level = 7, .lossless = 1 },
 	{ .name = "columnar-zstd9", .columnar = 1, .zstd = 1, .level = 9, .lossless = 1 },
 	{ .name = "columnar-zstd19", .columnar = 1, .zstd = 1, .level = 19, .lossless = 1 },
 	{ .name = "columnar-zlib9", .columnar = 1, .zstd = 0, .level = 9, .lossless = 1 },

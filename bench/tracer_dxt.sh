@@ -16,12 +16,19 @@
 # codec (row zstd -1, row zlib 1 and 9, columnar raw, zstd -1..19, zlib
 # 9): bytes per operation, encode CPU per record, lossless yes/no, and
 # the columnar form's bytes per column.
-# usage: bench/tracer_dxt.sh BUILD_DIR [SPEED]
+# DXT_LIST=FILE takes another operation list (tests/data/dxt/*.tsv); a
+# list of several ranks is replayed by one process per rank at once,
+# into the same files (dxtreplay --shared 1).
+# usage: [DXT_LIST=FILE] bench/tracer_dxt.sh BUILD_DIR [SPEED]
 set -euo pipefail
 BUILD=${1:?usage: tracer_dxt.sh BUILD_DIR [SPEED]}
 SPEED=${2:-100}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-LIST=$SRC/tests/data/dxt/dxt-example.tsv
+LIST=${DXT_LIST:-$SRC/tests/data/dxt/dxt-example.tsv}
+RANKS=$(awk -F'\t' 'NR > 1 { print $1 }' "$LIST" | sort -un)
+NOPS=$(($(wc -l < "$LIST") - 1))
+SHARED=0
+[ "$(echo "$RANKS" | wc -l)" -gt 1 ] && SHARED=1
 CLIENTD=$BUILD/collectors/client/beacon-clientd
 BEACON=$BUILD/cli/beacon
 TRACE=$BUILD/lib/libbeacon_trace.so
@@ -29,7 +36,8 @@ REPLAY=$BUILD/tests/dxtreplay
 RECODE=$BUILD/bench/recode_bench
 T=$(mktemp -d "${TMPDIR:-/var/tmp}/bcn-dxt.XXXXXX")
 pid=
-trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
+rpids=
+trap '[ -n "$pid" ] && kill -KILL $pid 2>/dev/null; for p in $rpids; do kill -KILL $p 2>/dev/null; done; rm -rf "$T"' EXIT
 for f in "$CLIENTD" "$BEACON" "$TRACE" "$REPLAY" "$RECODE"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "missing $f: build first" >&2; exit 1; }
 done
@@ -41,8 +49,19 @@ run() {         # NAME FLUSH_MS CODEC: one replay, its frames in $T/NAME.bin
 		--frame-codec "$codec" 2> "$T/$name.log" &
 	pid=$!
 	sleep 0.5
-	SLURM_JOB_ID=77 BEACON_TRACE_SOCKET=$sock BEACON_TRACE_FLUSH_MS=$flush \
-		LD_PRELOAD=$TRACE "$REPLAY" --speed "$SPEED" "$LIST" "$T/$name" \
+	rpids=
+	for r in $RANKS; do     # one process per rank, all at once
+		SLURM_JOB_ID=77 BEACON_TRACE_SOCKET=$sock \
+			BEACON_TRACE_FLUSH_MS=$flush LD_PRELOAD=$TRACE \
+			"$REPLAY" --rank "$r" --speed "$SPEED" --shared "$SHARED" \
+			"$LIST" "$T/$name" > "$T/$name.out.$r" &
+		rpids="$rpids $!"
+	done
+	for p in $rpids; do
+		wait "$p"
+	done
+	rpids=
+	cat "$T/$name".out.* | awk '{ n += $2 } END { print "ops", n }' \
 		> "$T/$name.out"
 	kill -TERM "$pid"
 	wait "$pid" || true
@@ -84,6 +103,6 @@ for name in ("flush1s", "flush60s", "flush1s-columnar"):
 PY_EOF
 # the same frames' records framed again with each codec, same cuts
 for name in flush1s flush60s; do
-	"$RECODE" "$T/$name.bin" "$(wc -l < "$LIST")" |
+	"$RECODE" "$T/$name.bin" "$NOPS" |
 		sed "s/^{/{\"flush\":\"$name\",/"
 done

@@ -1,7 +1,8 @@
 /* Columnar DATA payloads (proto/columnar.h, docs/protocol.md "Columnar
  * payloads"): the row form's records split into one column per (record
  * type, value slot), with io times and offsets predicted per process and
- * per file. */
+ * per file, files per descriptor or by their path; long columns of wide
+ * values transposed where an entropy estimate says it pays. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "common/error.h"
 #include "proto/columnar.h"
+#include "proto/fileid.h"
 #include "proto/record.h"
 #include "proto/varint.h"
 
@@ -18,6 +20,16 @@
 #define CACHE_BITS 10           /* predictor entries: 1024 per kind */
 #define CACHE_N (1u << CACHE_BITS)
 #define REC_BYTES_MAX (BCN_COL_SLOTS_MAX * BCN_VARINT_MAX)
+/* values of a column that estimate() looks at, at most (about) */
+#define ESTIMATE_SAMPLES 1024
+/* columns of fewer values are stored as varints in order */
+#define STREAMS_MIN_N 64
+/* what a byte stream of its own costs the compressor beyond its
+ * entropy (a Huffman table, about), in bytes */
+#define STREAM_COST 24
+/* bytes of a column, and of the columns before it, that make it begin a
+ * part of its own (bcn_col_enc_cuts) */
+#define CUT_MIN 1024
 
 /* Where each field's values lie among a record type's slots. */
 struct layout {
@@ -27,7 +39,7 @@ struct layout {
 				 * vector or distribution fields) */
 	uint16_t first[FIELDS_MAX];
 	/* io only: the slots the predictors use, 0 when not io */
-	uint16_t pid, fd, file, offset, size, count, stride, busy;
+	uint16_t pid, fd, file, path, offset, size, count, stride, busy;
 };
 
 /* A direct-mapped table of the last value per key: the end of a
@@ -42,6 +54,11 @@ struct cache {
 struct predict {
 	struct cache stream, file, fd;
 	uint64_t last_t;
+	/* the file id of each string of the table as a path (1..nstr:
+	 * string references count from 1, 0 is the empty string) */
+	const uint64_t *path_id;
+	uint64_t nstr;
+	bool paths;             /* BCN_COL_F_PATHS: the path predicts */
 };
 
 struct col {
@@ -56,6 +73,11 @@ struct bcn_col_enc {
 	struct col cols[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX];
 	struct layout lay[BCN_REC_TYPE_MAX];
 	bool have_lay;
+	size_t cuts[BCN_COL_CUTS_MAX], ncuts, since;
+	uint64_t *path_id, path_cap;
+	/* byte counts of estimate(): the transposed streams of the plain
+	 * and the delta varints */
+	uint32_t hist[2][BCN_VARINT_MAX][256];
 };
 
 static unsigned field_slots(const struct bcn_field *f)
@@ -103,6 +125,7 @@ static int layouts(struct layout *lay)
 			continue;
 		l->pid = slot_named(l, "pid");
 		l->file = slot_named(l, "file");
+		l->path = slot_named(l, "path");
 		l->offset = slot_named(l, "offset");
 		l->size = slot_named(l, "size");
 		l->count = slot_named(l, "count");
@@ -191,6 +214,36 @@ static void predict_reset(struct predict *pr)
 	memset(pr, 0, sizeof(*pr));
 }
 
+/* Walks the string table (count, then entries) at [p, end): *n entries
+ * ending at *after, with the file id of entry i (from 1) in (*ids)[i],
+ * the array grown (*cap entries) as needed. Returns 0, -BCN_ECORRUPT
+ * (an entry passes end or BCN_STR_MAX) or -ENOMEM. */
+static int path_ids(const uint8_t *p, const uint8_t *end, uint64_t **ids,
+		    uint64_t *cap, uint64_t *n, const uint8_t **after)
+{
+	uint64_t len;
+
+	if (bcn_varint_get(&p, end, n) || *n > (uint64_t)(end - p))
+		return -BCN_ECORRUPT;
+	if (*n + 1 > *cap) {
+		uint64_t *v = realloc(*ids, (size_t)(*n + 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*ids = v;
+		*cap = *n + 1;
+	}
+	for (uint64_t i = 1; i <= *n; i++) {
+		if (bcn_varint_get(&p, end, &len) || len > BCN_STR_MAX ||
+		    len > (uint64_t)(end - p))
+			return -BCN_ECORRUPT;
+		(*ids)[i] = bcn_file_id((const char *)p, (size_t)len);
+		p += len;
+	}
+	*after = p;
+	return 0;
+}
+
 /* Where the next operation of an io record's file is expected: just
  * after the last operation of its run. */
 static uint64_t io_end(const struct layout *l, const uint64_t *v)
@@ -234,6 +287,9 @@ static void transform(struct predict *pr, const struct layout *l,
 	cache_put(&pr->stream, v[l->pid], t + v[1]);
 	key = fd_key(l, v);
 	fpred = cache_get(&pr->fd, key, 0);
+	/* a record that names its path (an open) has the path's id */
+	if (pr->paths && v[l->path] && v[l->path] <= pr->nstr)
+		fpred = pr->path_id[v[l->path]];
 	if (dir < 0)
 		v[l->file] += fpred;
 	file = v[l->file];
@@ -267,6 +323,7 @@ void bcn_col_enc_free(struct bcn_col_enc *e)
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
 			free(e->cols[t][s].v);
+	free(e->path_id);
 	free(e);
 }
 
@@ -310,12 +367,98 @@ static inline size_t varint_len(uint64_t v)
 	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
-/* Chooses the shortest mode for c and returns its payload length. */
-static size_t col_choose(struct col *c)
+/* x * log2(x) in 1/256 bits, for x < 2^32 (log2 to within 0.09 bits:
+ * the choice of modes needs no more). */
+static uint64_t xlog2x(uint32_t x)
+{
+	unsigned e;
+	uint32_t frac;
+
+	if (x < 2)
+		return 0;
+	e = 31u - (unsigned)__builtin_clz(x);
+	frac = e >= 8 ? (x >> (e - 8)) & 0xff : (x << (8 - e)) & 0xff;
+	return (uint64_t)x * ((e << 8) + frac);
+}
+
+/* Order-0 entropy of the bytes counted in h (n of them), in bytes. */
+static size_t entropy(const uint32_t *h, uint32_t n)
+{
+	uint64_t bits = xlog2x(n);
+
+	for (unsigned i = 0; i < 256; i++)
+		bits -= xlog2x(h[i]);
+	return (size_t)(bits >> 11) + 1;
+}
+
+/* Counts the varint bytes of v into the histograms of the transposed
+ * streams (ht[k]: byte k of each varint, nt[k] of them). */
+static inline void count_varint(uint32_t (*ht)[256], uint32_t *nt, uint64_t v)
+{
+	unsigned k = 0;
+
+	while (v >= 0x80) {
+		ht[k][(v & 0x7f) | 0x80]++;
+		nt[k++]++;
+		v >>= 7;
+	}
+	ht[k][v]++;
+	nt[k]++;
+}
+
+/* Estimates what a column of n values costs after the general-purpose
+ * compressor as varints (0: plain, 1: zigzag deltas) and as transposed
+ * varints (2, 3), from each byte stream's order-0 entropy (the varints'
+ * stream counts the bytes of all the transposed ones) over at most
+ * about ESTIMATE_SAMPLES values evenly spread; returns the cheapest. The transposed form must save a tenth: the estimate knows
+ * nothing of the repeats the compressor finds in either. */
+static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
+{
+	uint32_t (*h)[BCN_VARINT_MAX][256] = e->hist;
+	uint32_t nt[2][BCN_VARINT_MAX], all[256], nb;
+	size_t cost[4];
+	uint64_t prev;
+	uint32_t step = c->n / ESTIMATE_SAMPLES + 1;
+	unsigned best = 0;
+
+	memset(e->hist, 0, sizeof(e->hist));
+	memset(nt, 0, sizeof(nt));
+	for (uint32_t i = 0; i < c->n; i += step) {
+		prev = i ? c->v[i - 1] : 0;
+		count_varint(h[0], nt[0], c->v[i]);
+		count_varint(h[1], nt[1],
+			     bcn_zigzag((int64_t)(c->v[i] - prev)));
+	}
+	for (unsigned m = 0; m < 2; m++) {
+		memset(all, 0, sizeof(all));
+		nb = 0;
+		cost[2 + m] = 0;
+		for (unsigned k = 0; k < BCN_VARINT_MAX && nt[m][k]; k++) {
+			for (unsigned b = 0; b < 256; b++)
+				all[b] += h[m][k][b];
+			nb += nt[m][k];
+			cost[2 + m] += entropy(h[m][k], nt[m][k]) * step +
+				       STREAM_COST;
+		}
+		cost[m] = entropy(all, nb) * step;
+		cost[2 + m] += cost[2 + m] / 9;
+	}
+	for (unsigned m = 1; m < 4; m++)
+		if (cost[m] < cost[best])
+			best = m;
+	return best;
+}
+
+/* Chooses the mode for c (constant when all values are equal; else for
+ * columns long and wide enough to tell, the least estimated cost after
+ * the compressor; else the shortest varints) and returns its payload length
+ * (the same in either layout of the varints). */
+static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 {
 	size_t plain = 0, delta = 0;
 	uint64_t prev = 0;
 	bool same = true;
+	unsigned m;
 
 	for (uint32_t i = 0; i < c->n; i++) {
 		plain += varint_len(c->v[i]);
@@ -328,35 +471,84 @@ static size_t col_choose(struct col *c)
 		return varint_len(c->v[0]);
 	}
 	c->mode = delta < plain ? BCN_COL_DELTA : BCN_COL_PLAIN;
-	return c->mode == BCN_COL_DELTA ? delta : plain;
+	/* the estimate takes time: for columns of some length where a
+	 * quarter of the values or more take two bytes or more */
+	if (c->n >= STREAMS_MIN_N &&
+	    (delta < plain ? delta : plain) >= c->n + c->n / 4) {
+		m = estimate(e, c);
+		c->mode = m == 0 ? BCN_COL_PLAIN : m == 1 ? BCN_COL_DELTA :
+			  m == 2 ? BCN_COL_TPLAIN : BCN_COL_TDELTA;
+	}
+	return c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA ?
+	       delta : plain;
 }
 
-static int col_write(struct col *c, unsigned type, unsigned slot,
-		     struct bcn_buf *out)
+/* Writes c's values in mode c->mode at p (len bytes, room checked by the
+ * caller): the transposed modes put byte k of each varint in stream k,
+ * the streams one after the other. */
+static void col_put(const struct col *c, uint8_t *p)
 {
-	uint8_t h[4 * BCN_VARINT_MAX + 1], *p;
-	size_t len = col_choose(c), hl = 0;
-	uint64_t prev = 0;
+	uint8_t *at[BCN_VARINT_MAX], tmp[BCN_VARINT_MAX];
+	uint32_t nt[BCN_VARINT_MAX] = { 0 };
+	uint64_t prev = 0, v;
+	bool d = c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA;
+	bool t = c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA;
+
+	if (c->mode == BCN_COL_CONST) {
+		bcn_varint_put(p, c->v[0]);
+		return;
+	}
+	for (uint32_t i = 0; t && i < c->n; i++) {
+		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
+		prev = c->v[i];
+		for (size_t k = 0; k < varint_len(v); k++)
+			nt[k]++;
+	}
+	at[0] = p;
+	for (unsigned k = 1; k < BCN_VARINT_MAX; k++)
+		at[k] = at[k - 1] + nt[k - 1];
+	prev = 0;
+	for (uint32_t i = 0; i < c->n; i++) {
+		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
+		prev = c->v[i];
+		if (!t) {
+			p += bcn_varint_put(p, v);
+			continue;
+		}
+		size_t vl = bcn_varint_put(tmp, v);
+
+		for (size_t k = 0; k < vl; k++)
+			*at[k]++ = tmp[k];
+	}
+}
+
+static int col_write(struct bcn_col_enc *e, struct col *c, unsigned type,
+		     unsigned slot, struct bcn_buf *out)
+{
+	uint8_t h[4 * BCN_VARINT_MAX + 1];
+	size_t len = col_choose(e, c), hl = 0;
 	int rc;
 
 	hl += bcn_varint_put(h + hl, type);
 	hl += bcn_varint_put(h + hl, slot);
 	hl += bcn_varint_put(h + hl, c->n);
-	h[hl++] = c->mode;
+	h[hl++] = (uint8_t)(c->mode | (type == BCN_REC_IO &&
+				       slot == e->lay[type].file ?
+				       BCN_COL_F_PATHS : 0));
 	hl += bcn_varint_put(h + hl, len);
 	c->bytes = hl + len;
 	rc = bcn_buf_reserve(out, hl + len);
 	if (rc)
 		return rc;
-	bcn_buf_add(out, h, hl);
-	p = out->data + out->len;
-	if (c->mode == BCN_COL_CONST)
-		p += bcn_varint_put(p, c->v[0]);
-	for (uint32_t i = 0; c->mode != BCN_COL_CONST && i < c->n; i++) {
-		p += bcn_varint_put(p, c->mode == BCN_COL_PLAIN ? c->v[i] :
-				    bcn_zigzag((int64_t)(c->v[i] - prev)));
-		prev = c->v[i];
+	/* a long column begins a part unless the part so far is short */
+	if (len >= CUT_MIN && e->since >= CUT_MIN &&
+	    e->ncuts < BCN_COL_CUTS_MAX) {
+		e->cuts[e->ncuts++] = out->len;
+		e->since = 0;
 	}
+	e->since += hl + len;
+	bcn_buf_add(out, h, hl);
+	col_put(c, out->data + out->len);
 	out->len += len;
 	return 0;
 }
@@ -405,6 +597,7 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		   uint32_t count, struct bcn_buf *out)
 {
 	uint8_t h[BCN_VARINT_MAX];
+	const uint8_t *after;
 	uint32_t ncols = 0;
 	int rc;
 
@@ -415,6 +608,15 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 		e->have_lay = true;
 	}
 	predict_reset(&e->pr);
+	/* out holds the string table, exactly: paths predict files */
+	rc = path_ids(out->data, out->data + out->len, &e->path_id,
+		      &e->path_cap, &e->pr.nstr, &after);
+	if (rc)
+		return rc;
+	if (after != out->data + out->len)
+		return -BCN_ECORRUPT;
+	e->pr.path_id = e->path_id;
+	e->pr.paths = true;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
 			e->cols[t][s].n = 0;
@@ -426,12 +628,23 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
 			ncols += e->cols[t][s].n > 0;
+	e->ncuts = 0;
+	e->since = out->len;
 	rc = bcn_buf_add(out, h, bcn_varint_put(h, ncols));
 	for (unsigned t = 0; !rc && t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; !rc && s < BCN_COL_SLOTS_MAX; s++)
 			if (e->cols[t][s].n)
-				rc = col_write(&e->cols[t][s], t, s, out);
+				rc = col_write(e, &e->cols[t][s], t, s, out);
 	return rc;
+}
+
+size_t bcn_col_enc_cuts(const struct bcn_col_enc *e, size_t *cuts,
+			size_t max)
+{
+	size_t n = e->ncuts < max ? e->ncuts : max;
+
+	memcpy(cuts, e->cuts, n * sizeof(*cuts));
+	return n;
 }
 
 static const char *slot_name(const struct layout *l, unsigned slot)
@@ -464,6 +677,8 @@ void bcn_col_enc_stats(const struct bcn_col_enc *e, bcn_col_stat_fn *fn,
 
 struct cursor {
 	const uint8_t *p, *end;
+	/* transposed modes: the next byte of each stream */
+	const uint8_t *at[BCN_VARINT_MAX];
 	uint32_t left;
 	uint8_t mode;
 	uint64_t val;           /* the constant, or the previous value */
@@ -471,6 +686,7 @@ struct cursor {
 
 struct dec {
 	struct predict pr;
+	uint64_t *path_id, path_cap;
 	struct layout lay[BCN_REC_TYPE_MAX];
 	uint16_t idx[BCN_REC_TYPE_MAX][BCN_COL_SLOTS_MAX]; /* cursor + 1 */
 	struct cursor *cur;
@@ -493,33 +709,69 @@ static int col_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 		*v = c->val;
 		return 0;
 	}
-	if (bcn_varint_get(&c->p, c->end, &x))
+	if (c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA) {
+		/* dir_entry sized the streams: each holds a byte for every
+		 * continued byte of the one before */
+		uint8_t tmp[BCN_VARINT_MAX];
+		const uint8_t *q = tmp;
+		unsigned k = 0;
+
+		do
+			tmp[k] = *c->at[k]++;
+		while ((tmp[k++] & 0x80) && k < BCN_VARINT_MAX);
+		if (bcn_varint_get(&q, tmp + k, &x))
+			return -BCN_ECORRUPT;
+	} else if (bcn_varint_get(&c->p, c->end, &x)) {
 		return -BCN_ECORRUPT;
-	if (c->mode == BCN_COL_DELTA)
+	}
+	if (c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA)
 		x = c->val += (uint64_t)bcn_unzigzag(x);
 	*v = x;
 	return 0;
 }
 
 /* Copies the string table (count and entries) at *p to out, checking
- * only that it lies within the payload; the row decoder checks the rest. */
-static int copy_strtab(const uint8_t **p, const uint8_t *end,
+ * only that it lies within the payload (the row decoder checks the
+ * rest), and notes each entry's id as a path. */
+static int copy_strtab(struct dec *d, const uint8_t **p, const uint8_t *end,
 		       struct bcn_buf *out)
 {
-	const uint8_t *q = *p;
-	uint64_t n, len;
+	const uint8_t *q;
+	int rc;
 
-	if (bcn_varint_get(&q, end, &n) || n > (uint64_t)(end - q))
-		return -BCN_ECORRUPT;
-	for (uint64_t i = 0; i < n; i++)
-		if (bcn_varint_get(&q, end, &len) || len > BCN_STR_MAX ||
-		    len > (uint64_t)(end - q))
-			return -BCN_ECORRUPT;
-		else
-			q += len;
+	rc = path_ids(*p, end, &d->path_id, &d->path_cap, &d->pr.nstr, &q);
+	if (rc)
+		return rc;
+	d->pr.path_id = d->path_id;
 	if (bcn_buf_add(out, *p, (size_t)(q - *p)))
 		return -BCN_ETOOBIG;
 	*p = q;
+	return 0;
+}
+
+/* Finds the streams of a transposed column of n values in [c->p,
+ * c->end): stream 0 holds n bytes, stream k + 1 one for each byte of
+ * stream k with its high bit set, the last none such, and together they
+ * fill the column exactly. Leaves c->p at c->end: col_get reads through
+ * c->at. Returns 0 or -BCN_ECORRUPT. */
+static int streams(struct cursor *c, uint32_t n)
+{
+	const uint8_t *q = c->p;
+	uint64_t want = n, cont;
+
+	for (unsigned k = 0; k < BCN_VARINT_MAX; k++) {
+		c->at[k] = q;
+		if (want > (uint64_t)(c->end - q))
+			return -BCN_ECORRUPT;
+		cont = 0;
+		for (uint64_t i = 0; i < want; i++)
+			cont += q[i] >> 7;
+		q += want;
+		want = cont;
+	}
+	if (want || q != c->end)
+		return -BCN_ECORRUPT;
+	c->p = c->end;
 	return 0;
 }
 
@@ -529,11 +781,17 @@ static int dir_entry(struct dec *d, const uint8_t **p, const uint8_t *end,
 {
 	uint64_t type, slot, n, len;
 	struct cursor *c = &d->cur[d->ncur];
+	uint8_t flags;
 
 	if (bcn_varint_get(p, end, &type) || bcn_varint_get(p, end, &slot) ||
 	    bcn_varint_get(p, end, &n) || *p == end)
 		return -BCN_ECORRUPT;
-	c->mode = *(*p)++;
+	flags = **p & (uint8_t)~(BCN_COL_F_PATHS - 1);
+	c->mode = *(*p)++ & (BCN_COL_F_PATHS - 1);
+	if (flags & ~BCN_COL_F_PATHS || (flags && (type != BCN_REC_IO ||
+	    slot != d->lay[BCN_REC_IO].file)))
+		return -BCN_ECORRUPT;
+	d->pr.paths = d->pr.paths || flags;
 	if (bcn_varint_get(p, end, &len) || len > (uint64_t)(end - *p) ||
 	    type >= BCN_REC_TYPE_MAX || slot >= BCN_COL_SLOTS_MAX ||
 	    (type == 0 && slot != 0) || (type && slot >= d->lay[type].nslots) ||
@@ -548,6 +806,9 @@ static int dir_entry(struct dec *d, const uint8_t **p, const uint8_t *end,
 	*p += len;
 	if (c->mode == BCN_COL_CONST &&
 	    (bcn_varint_get(&c->p, c->end, &c->val) || c->p != c->end))
+		return -BCN_ECORRUPT;
+	if ((c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA) &&
+	    streams(c, (uint32_t)n))
 		return -BCN_ECORRUPT;
 	d->idx[type][slot] = (uint16_t)(++d->ncur);
 	return 0;
@@ -603,8 +864,7 @@ static int dec_rows(struct dec *d, uint32_t count, struct bcn_buf *out)
 			return -BCN_ETOOBIG;
 	}
 	for (uint32_t i = 0; i < d->ncur; i++)
-		if (d->cur[i].left || (d->cur[i].mode != BCN_COL_CONST &&
-				       d->cur[i].p != d->cur[i].end))
+		if (d->cur[i].left || d->cur[i].p != d->cur[i].end)
 			return -BCN_ECORRUPT;
 	return 0;
 }
@@ -621,7 +881,7 @@ int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
 		return -ENOMEM;
 	rc = layouts(d->lay);
 	if (!rc)
-		rc = copy_strtab(&p, end, out);
+		rc = copy_strtab(d, &p, end, out);
 	if (!rc)
 		rc = dec_directory(d, &p, end, count);
 	if (!rc)
@@ -629,6 +889,7 @@ int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
 	if (rc)
 		out->len = start;
 	free(d->cur);
+	free(d->path_id);
 	free(d);
 	return rc;
 }

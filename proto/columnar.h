@@ -3,8 +3,10 @@
  * one column per (record type, field slot) instead of record after
  * record, io times as gaps since the end of the same process's previous
  * record and io offsets against the end of the same file's previous
- * record, each column stored constant, plain or delta-coded, whichever is
- * shortest. A general-purpose compressor then finds far more to share.
+ * record, each column stored constant, plain or delta-coded, as varints
+ * in order or transposed (byte k of each varint in stream k), whichever
+ * promises the fewest bytes after compression. A general-purpose
+ * compressor then finds far more to share.
  *
  * The transform is lossless over the row form (proto/frame_builder.c):
  * decoding gives back a row payload whose records are those encoded, so
@@ -21,13 +23,22 @@
 #define BCN_COL_SLOTS_MAX 256   /* value slots of one record type */
 /* columns a payload may declare: the type column and every slot */
 #define BCN_COL_COLUMNS_MAX (1 + 16 * BCN_COL_SLOTS_MAX)
+#define BCN_COL_CUTS_MAX 32     /* parts of a payload, bcn_col_enc_cuts */
 
 enum bcn_col_mode {
 	BCN_COL_CONST = 0,      /* one varint, repeated n times */
 	BCN_COL_PLAIN = 1,      /* n varints */
 	BCN_COL_DELTA = 2,      /* n zigzag varints of v[i] - v[i-1], v[-1] = 0 */
+	BCN_COL_TPLAIN = 3,     /* the plain mode's varints transposed: byte
+				 * k of each varint in stream k, the streams
+				 * one after the other */
+	BCN_COL_TDELTA = 4,     /* the delta mode's varints transposed */
 	BCN_COL_MODE_MAX
 };
+/* Flag in the mode byte of the io file column (only there): an io record
+ * that names a path predicts its file as the path's id (proto/fileid.h).
+ * Frames of encoders older than it lack it and decode as they were. */
+#define BCN_COL_F_PATHS 0x10
 
 /* Encoder state kept between frames (its column storage), opaque. */
 struct bcn_col_enc;
@@ -54,6 +65,14 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
  * Pure: depends only on its arguments. */
 int bcn_col_decode(const uint8_t *p, size_t len, uint32_t count,
 		   struct bcn_buf *out);
+
+/* Where the payload of the last bcn_col_encode call falls into parts of
+ * unlike columns, for a compressor that codes each part's bytes on their
+ * own (zstd: a block each): fills cuts with up to max offsets into its
+ * out buffer, in increasing order, where a part begins (the first part,
+ * from out's start, not counted); returns their number. */
+size_t bcn_col_enc_cuts(const struct bcn_col_enc *e, size_t *cuts,
+			size_t max);
 
 /* Per-column sizes of the last bcn_col_encode call, for benchmarks: calls
  * fn(arg, type, slot name, values, encoded bytes, mode) for each column

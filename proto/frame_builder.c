@@ -374,10 +374,12 @@ static void builder_reset(struct bcn_frame_builder *b)
 }
 
 /* The np parts of the raw payload (raw bytes in all) as one zstd frame
- * (its content size in its header) into b->zbuf after head. */
+ * (its content size in its header) into b->zbuf after head; with blocks,
+ * each part ends a zstd block (ZSTD_e_flush), so that parts of unlike
+ * bytes (columns, bcn_col_enc_cuts) get literal tables of their own. */
 static int build_zstd(struct bcn_frame_builder *b, size_t head,
 		      const uint8_t *const *parts, const size_t *lens, int np,
-		      size_t raw, size_t *plen)
+		      size_t raw, size_t *plen, bool blocks)
 {
 	size_t bound = ZSTD_compressBound(raw), r;
 	ZSTD_outBuffer out;
@@ -396,10 +398,14 @@ static int build_zstd(struct bcn_frame_builder *b, size_t head,
 		do {
 			r = ZSTD_compressStream2(b->zctx, &out, &in,
 						 i == np - 1 ? ZSTD_e_end :
+						 blocks ? ZSTD_e_flush :
 						 ZSTD_e_continue);
-			if (ZSTD_isError(r))
+			/* the bound leaves room for a block header per
+			 * part (parts are 1 KiB or more): a full output
+			 * is a bug, not a loop */
+			if (ZSTD_isError(r) || (r && out.pos == out.size))
 				return -EIO;
-		} while (i == np - 1 ? r != 0 : in.pos < in.size);
+		} while (i == np - 1 || blocks ? r != 0 : in.pos < in.size);
 	}
 	*plen = out.pos;
 	b->zbuf.len = head + out.pos;
@@ -466,8 +472,10 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 {
 	uint8_t cnt[BCN_VARINT_MAX];
 	size_t cl = bcn_varint_put(cnt, b->nstr);
-	const uint8_t *parts[3] = { cnt, b->strs.data, b->recs.data };
-	size_t lens[3] = { cl, b->strs.len, b->recs.len };
+	const uint8_t *parts[BCN_COL_CUTS_MAX + 1] = { cnt, b->strs.data,
+						      b->recs.data };
+	size_t lens[BCN_COL_CUTS_MAX + 1] = { cl, b->strs.len, b->recs.len };
+	size_t cuts[BCN_COL_CUTS_MAX], nc = 0;
 	int np = 3, rc;
 
 	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
@@ -477,9 +485,16 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	if (rc && rc != -BCN_EFULL)
 		return rc;
 	if (!rc && b->cbuf.len <= lens[0] + lens[1] + lens[2]) {
-		parts[0] = b->cbuf.data;
-		lens[0] = b->cbuf.len;
-		np = 1;
+		/* unlike columns compressed a block each (own tables) */
+		if (b->zstd)
+			nc = bcn_col_enc_cuts(b->cenc, cuts, BCN_COL_CUTS_MAX);
+		for (np = 0; (size_t)np <= nc; np++) {
+			size_t from = np ? cuts[np - 1] : 0;
+			size_t to = (size_t)np < nc ? cuts[np] : b->cbuf.len;
+
+			parts[np] = b->cbuf.data + from;
+			lens[np] = to - from;
+		}
 		*flags |= BCN_FRAME_F_COLUMNAR;
 	}
 	*rawlen = 0;
@@ -487,7 +502,8 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 		*rawlen += lens[i];
 	bcn_buf_reset(&b->zbuf);
 	if (b->zstd)
-		return build_zstd(b, head, parts, lens, np, *rawlen, plen);
+		return build_zstd(b, head, parts, lens, np, *rawlen, plen,
+				  nc > 0);
 	if (b->level)
 		return build_zlib(b, head, parts, lens, np, *rawlen, plen);
 	rc = bcn_buf_reserve(&b->zbuf, head + *rawlen);

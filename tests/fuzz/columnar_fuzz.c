@@ -3,9 +3,11 @@
  * endian), the rest the payload. Whatever decodes must be a row payload
  * whose records, when they all decode, frame again in columnar form to
  * the same records (decode, encode, decode). Seeds (corpus/columnar/):
- * columnar payloads of frames of io runs, of every record type, and of
- * one job record, written by bcn_frame_builder_columnar's encoder; also
- * the frame target's corpus has frames with flag bit 3 (columnar-*). */
+ * columnar payloads of frames of io runs, of every record type, of one
+ * job record and of 200 io records with transposed columns (transposed),
+ * written by bcn_frame_builder_columnar's encoder; also the frame
+ * target's corpus has frames with flag bit 3 (columnar-*; -zstd-blocks:
+ * one zstd block per long column). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -6,9 +6,12 @@
  * one rank are replayed (--rank, default 0). With --speed S the calls keep
  * the trace's timing, S times faster; without it they follow each other
  * at once. Files are opened at their first operation and closed at the
- * end, as a program would.
+ * end, as a program would. With --shared 1 several ranks may replay at
+ * once into the same DIR (one process each): files are sized to the end
+ * of the last access of any rank and never truncated, and the timing
+ * counts from the list's first operation of any rank.
  *
- * usage: dxtreplay [--rank R] [--speed S] LIST DIR
+ * usage: dxtreplay [--rank R] [--speed S] [--shared 1] LIST DIR
  * Prints "ops N" (calls made) on stdout; exits 1 on any error. */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,8 +41,11 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
 }
 
-/* Parses the list's rows of rank into *ops (grown), *n of them. */
-static int load(const char *path, unsigned rank, struct op **ops, size_t *n)
+/* Parses the list's rows of rank into *ops (grown), *n of them; size[f]
+ * becomes the end of the last access to file f by any rank, *first the
+ * earliest start of any rank. */
+static int load(const char *path, unsigned rank, struct op **ops, size_t *n,
+		uint64_t *size, int64_t *first)
 {
 	char line[LINE_MAX_];
 	size_t cap = 0;
@@ -67,6 +73,10 @@ static int load(const char *path, unsigned rank, struct op **ops, size_t *n)
 			fclose(f);
 			return -1;
 		}
+		if (off + len > size[file])
+			size[file] = off + len;
+		if (lineno == 2 || start < *first)
+			*first = start;
 		if (r != rank)
 			continue;
 		if (*n == cap) {
@@ -86,19 +96,14 @@ static int load(const char *path, unsigned rank, struct op **ops, size_t *n)
 	return 0;
 }
 
-/* Creates DIR/f<N> for every file, sized to the end of its last access. */
+/* Creates DIR/f<N> for every file of ops, sized to size[N] (truncated
+ * first unless shared). */
 static int prepare(const char *dir, const struct op *ops, size_t n,
-		   int *fds)
+		   const uint64_t *size, int shared, int *fds)
 {
-	uint64_t *size = calloc(FILES_MAX, sizeof(*size));
 	char p[4096];
 	int rc = 0;
 
-	if (!size)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (ops[i].off + ops[i].len > size[ops[i].file])
-			size[ops[i].file] = ops[i].off + ops[i].len;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		unsigned f = ops[i].file;
 		int fd;
@@ -106,7 +111,8 @@ static int prepare(const char *dir, const struct op *ops, size_t n,
 		if (fds[f] != -2)
 			continue;
 		snprintf(p, sizeof(p), "%s/f%u", dir, f);
-		fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		fd = open(p, O_RDWR | O_CREAT | (shared ? 0 : O_TRUNC) |
+			  O_CLOEXEC, 0600);
 		if (fd < 0 || ftruncate(fd, (off_t)size[f])) {
 			perror(p);
 			rc = -1;
@@ -115,7 +121,6 @@ static int prepare(const char *dir, const struct op *ops, size_t n,
 			close(fd);
 		fds[f] = -1;    /* made; opened at its first operation */
 	}
-	free(size);
 	return rc;
 }
 
@@ -125,29 +130,35 @@ int main(int argc, char **argv)
 	double speed = 0;
 	struct op *ops = NULL;
 	size_t n = 0, done = 0;
-	int *fds = NULL, i = 1, status = 1;
+	int *fds = NULL, i = 1, status = 1, shared = 0;
 	char *buf = NULL, p[4096];
-	int64_t t0;
+	uint64_t *size = NULL;
+	int64_t t0, first = 0;
 
 	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
 		if (!strcmp(argv[i], "--rank"))
 			rank = (unsigned)strtoul(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--speed"))
 			speed = strtod(argv[i + 1], NULL);
+		else if (!strcmp(argv[i], "--shared"))
+			shared = atoi(argv[i + 1]) != 0;
 		else
 			break;
 	}
 	if (argc - i != 2 || speed < 0) {
-		fprintf(stderr, "usage: dxtreplay [--rank R] [--speed S] LIST DIR\n");
+		fprintf(stderr, "usage: dxtreplay [--rank R] [--speed S] "
+			"[--shared 1] LIST DIR\n");
 		return 2;
 	}
 	fds = malloc(FILES_MAX * sizeof(*fds));
 	buf = calloc(1, LEN_MAX);
-	if (!fds || !buf || load(argv[i], rank, &ops, &n))
+	size = calloc(FILES_MAX, sizeof(*size));
+	if (!fds || !buf || !size ||
+	    load(argv[i], rank, &ops, &n, size, &first))
 		goto out;
 	for (size_t k = 0; k < FILES_MAX; k++)
 		fds[k] = -2;    /* -2: unused, -1: made, not open */
-	if (prepare(argv[i + 1], ops, n, fds))
+	if (prepare(argv[i + 1], ops, n, size, shared, fds))
 		goto out;
 	t0 = now_ns();
 	for (size_t k = 0; k < n; k++) {
@@ -156,7 +167,8 @@ int main(int argc, char **argv)
 
 		if (speed > 0) {
 			int64_t due = t0 + (int64_t)((double)(o->start -
-						     ops[0].start) / speed);
+						     (shared ? first : ops[0].start)) /
+						     speed);
 			int64_t left = due - now_ns();
 
 			if (left > 0) {
@@ -190,6 +202,7 @@ out:
 			close(fds[k]);
 	free(fds);
 	free(buf);
+	free(size);
 	free(ops);
 	return status;
 }

@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "proto/columnar.h"
+#include "proto/fileid.h"
 #include "proto/frame.h"
 #include "proto/varint.h"
 #include "recgen.h"
@@ -182,6 +183,29 @@ static void add_io_runs(struct bcn_frame_builder *b, int n)
 	}
 }
 
+/* n reads of one process whose durations are 2^21 or 2^35 ns in turn
+ * plus up to 127 ns of noise: varints of four or six bytes, only the
+ * first noisy, and no use in deltas. */
+static void add_noisy_durs(struct bcn_frame_builder *b, int n)
+{
+	struct bcn_record r;
+
+	for (int i = 0; i < n; i++) {
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = 1700000000000000000 + i * (1ll << 36);
+		r.dur = (i & 1 ? 1ll << 35 : 1ll << 21) +
+			(int64_t)(recgen_next(&gen) % 128);
+		r.u.io.pid = 4000;
+		r.u.io.op = BCN_IO_READ;
+		r.u.io.fd = 3;
+		r.u.io.file = 99;
+		r.u.io.offset = (uint64_t)i << 12;
+		r.u.io.size = 1 << 12;
+		r.u.io.busy = (uint64_t)r.dur;
+		assert_int_equal(bcn_frame_builder_add(b, &r), 0);
+	}
+}
+
 /* Columnar frames decode to the records of row frames, and on io runs
  * take fewer bytes with each compressor. */
 static void test_frames_same_records(void **state)
@@ -268,8 +292,21 @@ static void test_falls_back_to_rows(void **state)
 	bcn_buf_free(&w);
 }
 
-static void small_cols(struct bcn_buf *cols, uint32_t *count)
+static void mode_mask(void *arg, unsigned type, const char *slot,
+		      uint32_t n, size_t bytes, unsigned mode)
 {
+	unsigned *mask = arg;
+
+	(void)type;
+	(void)slot;
+	(void)n;
+	(void)bytes;
+	*mask |= 1u << mode;
+}
+
+static void some_cols(struct bcn_buf *cols, uint32_t *count, int nrec)
+{
+	unsigned mask = 0;
 	struct bcn_frame_builder b;
 	struct bcn_col_enc *e = bcn_col_enc_new();
 	struct bcn_buf rows;
@@ -277,21 +314,31 @@ static void small_cols(struct bcn_buf *cols, uint32_t *count)
 	bcn_buf_init(&rows, 1 << 20);
 	bcn_buf_init(cols, 1 << 20);
 	bcn_frame_builder_init(&b, &lim, 0);
-	add_io_runs(&b, 40);
+	add_io_runs(&b, nrec > 64 ? 4 : nrec);
+	add_noisy_durs(&b, nrec > 64 ? nrec : 0);
 	payloads(&b, e, &rows, cols);
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	/* the damage tests reach the transposed modes' decoder */
+	assert_int_equal(!!(mask & (1u << BCN_COL_TPLAIN |
+				    1u << BCN_COL_TDELTA)), nrec > 64);
 	*count = b.nrec;
 	bcn_frame_builder_free(&b);
 	bcn_col_enc_free(e);
 	bcn_buf_free(&rows);
 }
 
+/* 40 io runs: varint columns; 300 of add_noisy_durs after 4 io runs:
+ * some transposed */
+static const int sizes[] = { 40, 300 };
+
 static void test_every_truncation(void **state)
 {
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 	struct bcn_buf cols, out;
 	uint32_t n;
 
 	(void)state;
-	small_cols(&cols, &n);
+	some_cols(&cols, &n, sizes[k]);
 	bcn_buf_init(&out, 1 << 20);
 	for (size_t len = 0; len < cols.len; len++) {
 		bcn_buf_reset(&out);
@@ -307,18 +354,20 @@ static void test_every_truncation(void **state)
 	assert_int_equal(bcn_col_decode(cols.data, cols.len, n, &out), 0);
 	bcn_buf_free(&cols);
 	bcn_buf_free(&out);
+	}
 }
 
 /* Single-byte damage anywhere: an error or some rows, never a crash;
  * decoding never writes past the output's bound. */
 static void test_every_byte_flipped(void **state)
 {
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 	struct bcn_buf cols, out;
 	uint32_t n;
 
 	(void)state;
-	small_cols(&cols, &n);
-	bcn_buf_init(&out, 4096);
+	some_cols(&cols, &n, sizes[k]);
+	bcn_buf_init(&out, 32768);
 	for (size_t i = 0; i < cols.len; i++)
 		for (int bit = 0; bit < 8; bit++) {
 			int rc;
@@ -333,6 +382,7 @@ static void test_every_byte_flipped(void **state)
 		}
 	bcn_buf_free(&cols);
 	bcn_buf_free(&out);
+	}
 }
 
 /* Hand-made payloads: string table "0", then a directory. */
@@ -372,6 +422,11 @@ static void test_corrupt_directory(void **state)
 	assert_int_equal(decode_hand(p, n, 2, 1 << 16), -BCN_ECORRUPT);
 	/* unknown mode */
 	p[2 + 6 + 3] = BCN_COL_MODE_MAX;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	/* the paths flag on another column than io's file, other flags */
+	p[2 + 6 + 3] = BCN_COL_CONST | BCN_COL_F_PATHS;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	p[2 + 6 + 3] = BCN_COL_CONST | 0x20;
 	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
 	p[2 + 6 + 3] = BCN_COL_CONST;
 	/* a slot beyond the type's */
@@ -457,6 +512,190 @@ static void test_stats_cover_payload(void **state)
 	bcn_buf_free(&cols);
 }
 
+/* A column whose varints' bytes differ in kind by position, over enough
+ * records, is stored transposed and comes back exactly; few records
+ * never are. */
+static void test_transposed(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	unsigned mask = 0;
+
+	(void)state;
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_noisy_durs(&b, 300);
+	assert_exact(&b, e);
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	assert_true(mask & (1u << BCN_COL_TPLAIN | 1u << BCN_COL_TDELTA));
+	bcn_frame_builder_free(&b);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_noisy_durs(&b, 40);
+	assert_exact(&b, e);
+	mask = 0;
+	bcn_col_enc_stats(e, mode_mask, &mask);
+	assert_false(mask & (1u << BCN_COL_TPLAIN | 1u << BCN_COL_TDELTA));
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+}
+
+/* Hand-made transposed columns: one job record (type 7) whose job slot
+ * (2) is transposed; stream sizes must follow the continuation bits. */
+static void test_transposed_streams(void **state)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(BCN_REC_JOB);
+	uint8_t p[512];
+	size_t n = 0, job_at = 0;
+
+	(void)state;
+	p[n++] = 0;
+	p[n++] = (uint8_t)(1 + 3 + d->nfields);
+	n += (size_t)sprintf((char *)p + n, "%c%c%c%c%c%c", 0, 0, 1, 0, 1, 7);
+	for (unsigned s = 0; s < 3 + d->nfields; s++) {
+		p[n++] = 7; p[n++] = (uint8_t)s; p[n++] = 1;
+		if (s != 2) {
+			p[n++] = BCN_COL_CONST; p[n++] = 1; p[n++] = 0;
+			continue;
+		}
+		job_at = n;
+		/* 300 = 0xac 0x02: stream 0 holds 0xac, stream 1 0x02 */
+		p[n++] = BCN_COL_TPLAIN; p[n++] = 2; p[n++] = 0xac;
+		p[n++] = 0x02;
+	}
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), 0);
+	/* the second stream continued: no third stream to hold it */
+	p[job_at + 3] = 0x82;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	/* the first not continued: the second byte is left over */
+	p[job_at + 3] = 0x02;
+	p[job_at + 2] = 0x2c;
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), -BCN_ECORRUPT);
+	p[job_at + 2] = 0xac;
+	p[job_at] = BCN_COL_TDELTA;     /* zigzag 300: the same length */
+	assert_int_equal(decode_hand(p, n, 1, 1 << 16), 0);
+}
+
+/* Opens on fresh descriptors whose file is their path's id, each
+ * followed by a read without a path. */
+static void add_opens(struct bcn_frame_builder *b, int n)
+{
+	static const char *const paths[] = { "/scratch/a/ckpt.0", "/x/y",
+					     "/lustre/p/run/out.h5" };
+	struct bcn_record r;
+
+	for (int i = 0; i < 2 * n; i++) {
+		const char *path = paths[(i / 2) % 3];
+
+		bcn_record_init(&r, BCN_REC_IO);
+		r.t = 1700000000000000000 + i * 1000;
+		r.dur = 500;
+		r.u.io.pid = 77;
+		r.u.io.op = i % 2 ? BCN_IO_READ : BCN_IO_OPEN;
+		r.u.io.fd = 3 + i / 2;
+		r.u.io.path = i % 2 ? "" : path;
+		r.u.io.file = bcn_file_id(path, strlen(path));
+		r.u.io.size = i % 2 ? 4096 : 0;
+		r.u.io.busy = 500;
+		assert_int_equal(bcn_frame_builder_add(b, &r), 0);
+	}
+}
+
+/* Finds the directory entry of column (type, slot) of a payload made
+ * by payloads(): returns the offset of its mode byte, 0 when absent. */
+static size_t mode_at(const struct bcn_buf *cols, unsigned type,
+		      unsigned slot)
+{
+	const uint8_t *p = cols->data, *end = p + cols->len;
+	uint64_t n = 0, len = 0, t = 0, s = 0, k = 0;
+
+	assert_int_equal(bcn_varint_get(&p, end, &n), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		assert_int_equal(bcn_varint_get(&p, end, &len), 0);
+		p += len;
+	}
+	assert_int_equal(bcn_varint_get(&p, end, &n), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		assert_int_equal(bcn_varint_get(&p, end, &t), 0);
+		assert_int_equal(bcn_varint_get(&p, end, &s), 0);
+		assert_int_equal(bcn_varint_get(&p, end, &k), 0);
+		if (t == type && s == slot)
+			return (size_t)(p - cols->data);
+		p++;
+		assert_int_equal(bcn_varint_get(&p, end, &len), 0);
+		p += len;
+	}
+	return 0;
+}
+
+/* A path predicts its file: the file column of opens on fresh
+ * descriptors is all zeros (constant) with the flag; without the flag
+ * (a frame of an encoder before it) the same bytes decode to other
+ * files, so the flag is what decides. */
+static void test_paths_predict_files(void **state)
+{
+	const struct bcn_record_desc *d = bcn_record_desc(BCN_REC_IO);
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	struct bcn_buf rows, cols, back;
+	unsigned file_slot = 3;
+	size_t at;
+
+	(void)state;
+	for (size_t i = 0; i < d->nfields && strcmp(d->fields[i].name, "file");
+	     i++)
+		file_slot++;
+	bcn_buf_init(&rows, 1 << 20);
+	bcn_buf_init(&cols, 1 << 20);
+	bcn_buf_init(&back, 1 << 20);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_opens(&b, 30);
+	assert_exact(&b, e);
+	payloads(&b, e, &rows, &cols);
+	at = mode_at(&cols, BCN_REC_IO, file_slot);
+	assert_true(at > 0);
+	assert_int_equal(cols.data[at], BCN_COL_CONST | BCN_COL_F_PATHS);
+	cols.data[at] = BCN_COL_CONST;
+	assert_int_equal(bcn_col_decode(cols.data, cols.len, b.nrec, &back), 0);
+	assert_int_equal(back.len == rows.len &&
+			 memcmp(back.data, rows.data, rows.len) == 0, 0);
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+	bcn_buf_free(&rows);
+	bcn_buf_free(&cols);
+	bcn_buf_free(&back);
+}
+
+/* Long columns begin zstd blocks of their own; short payloads have no
+ * cuts; cuts lie within the payload, increasing. */
+static void test_cuts(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_col_enc *e = bcn_col_enc_new();
+	struct bcn_buf rows, cols;
+	size_t cuts[BCN_COL_CUTS_MAX], nc;
+
+	(void)state;
+	bcn_buf_init(&rows, 1 << 24);
+	bcn_buf_init(&cols, 1 << 24);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_io_runs(&b, 3000);
+	payloads(&b, e, &rows, &cols);
+	nc = bcn_col_enc_cuts(e, cuts, BCN_COL_CUTS_MAX);
+	assert_true(nc >= 2);
+	for (size_t i = 0; i < nc; i++)
+		assert_true(cuts[i] > (i ? cuts[i - 1] : 0) &&
+			    cuts[i] < cols.len);
+	assert_int_equal(bcn_col_enc_cuts(e, cuts, 1), 1);
+	bcn_frame_builder_free(&b);
+	bcn_frame_builder_init(&b, &lim, 0);
+	add_io_runs(&b, 20);
+	payloads(&b, e, &rows, &cols);
+	assert_int_equal(bcn_col_enc_cuts(e, cuts, BCN_COL_CUTS_MAX), 0);
+	bcn_frame_builder_free(&b);
+	bcn_col_enc_free(e);
+	bcn_buf_free(&rows);
+	bcn_buf_free(&cols);
+}
+
 /* The header takes flag bit 3 with each compression, and no other new
  * bit. */
 static void test_header_flag(void **state)
@@ -494,6 +733,10 @@ int main(void)
 		cmocka_unit_test(test_expansion_bound),
 		cmocka_unit_test(test_stats_cover_payload),
 		cmocka_unit_test(test_header_flag),
+		cmocka_unit_test(test_transposed),
+		cmocka_unit_test(test_transposed_streams),
+		cmocka_unit_test(test_cuts),
+		cmocka_unit_test(test_paths_predict_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
