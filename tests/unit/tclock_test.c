@@ -42,11 +42,17 @@ static void test_calibration(void **state)
 	assert_true(bcn_tclock_due(&c, T0, SEC));
 	anchor_at(&c, 0);
 	assert_false(bcn_tclock_at(&c, C0 + 10, &ns));
-	assert_false(bcn_tclock_due(&c, T0 + SEC / 2, SEC));
-	assert_true(bcn_tclock_due(&c, T0 + SEC, SEC));
+	/* no rate yet: due again after the calibration interval */
+	assert_false(bcn_tclock_due(&c, T0 + BCN_TCLOCK_MIN_NS - 1, SEC));
+	assert_true(bcn_tclock_due(&c, T0 + BCN_TCLOCK_MIN_NS, SEC));
+	assert_false(bcn_tclock_ready(&c));
 	anchor_at(&c, SEC);             /* one rate: not yet trusted */
 	assert_false(bcn_tclock_at(&c, C0 + GHZ26(SEC + 5), &ns));
 	anchor_at(&c, 2 * SEC);         /* two that agree */
+	assert_true(bcn_tclock_ready(&c));
+	/* a rate: due after the interval given */
+	assert_false(bcn_tclock_due(&c, T0 + 2 * SEC + SEC / 2, SEC));
+	assert_true(bcn_tclock_due(&c, T0 + 3 * SEC, SEC));
 	for (int64_t d = 0; d < 2 * SEC - 1000; d += 99999989) {
 		assert_true(bcn_tclock_at(&c, C0 + GHZ26(2 * SEC + d), &ns));
 		assert_near(ns, T0 + 2 * SEC + d, 2);

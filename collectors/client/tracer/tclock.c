@@ -50,12 +50,6 @@ void bcn_tclock_anchor(struct bcn_tclock *c, uint64_t tsc, int64_t ns)
 	c->gen++;
 }
 
-bool bcn_tclock_due(const struct bcn_tclock *c, int64_t now_ns,
-		    int64_t interval_ns)
-{
-	return !c->at || now_ns - c->at_ns >= interval_ns;
-}
-
 bool bcn_tclock_usable(const char *clocksource, long len)
 {
 #if defined(__x86_64__)

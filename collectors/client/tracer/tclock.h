@@ -7,8 +7,9 @@
  *
  *   ns = anchor_ns + (counter - anchor_counter) * mult / 2^32
  *
- * with mult measured over the last interval between anchors. A rate is
- * used only when the interval before it gave the same rate within
+ * with mult measured over the last interval between anchors (the first
+ * ones a tenth of a second long, then about a second). A rate is used
+ * only when the interval before it gave the same rate within
  * BCN_TCLOCK_AGREE_PPM (so a clock step or a migration in between is
  * never extrapolated), and a reading more than BCN_TCLOCK_SPAN_NS past the
  * anchor is not converted: the caller reads clock_gettime instead. The
@@ -21,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BCN_TCLOCK_MIN_NS 500000000LL   /* shortest calibration interval */
+#define BCN_TCLOCK_MIN_NS 100000000LL   /* shortest calibration interval */
 #define BCN_TCLOCK_SPAN_NS 2000000000LL /* longest extrapolation */
 #define BCN_TCLOCK_AGREE_PPM 200        /* two rates agree within */
 
@@ -44,10 +45,23 @@ struct bcn_tclock {
  * odd and falls back. Pure but for c. */
 void bcn_tclock_anchor(struct bcn_tclock *c, uint64_t tsc, int64_t ns);
 
-/* Whether c has no anchor yet or its anchor is older than interval_ns at
- * the time now_ns: time to call bcn_tclock_anchor again. */
-bool bcn_tclock_due(const struct bcn_tclock *c, int64_t now_ns,
-		    int64_t interval_ns);
+/* Whether it is time to call bcn_tclock_anchor again at the time now_ns:
+ * c has no anchor yet, or its anchor is older than interval_ns, or than
+ * BCN_TCLOCK_MIN_NS while c has no rate (a thread calibrates in its first
+ * two tenths of a second, then anchors every interval_ns). */
+static inline bool bcn_tclock_due(const struct bcn_tclock *c,
+				  int64_t now_ns, int64_t interval_ns)
+{
+	return !c->at || now_ns - c->at_ns >= (c->mult ? interval_ns :
+					       BCN_TCLOCK_MIN_NS);
+}
+
+/* Whether c can convert now (a confirmed rate, no change in progress):
+ * the caller reads the counter only then. */
+static inline bool bcn_tclock_ready(const struct bcn_tclock *c)
+{
+	return c->mult && !(c->gen & 1);
+}
 
 /* Converts the counter reading tsc into *ns; false (and *ns untouched)
  * when c has no confirmed rate, is being changed, or tsc is before the

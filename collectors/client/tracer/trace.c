@@ -142,7 +142,8 @@ int64_t bcn_trace_now(void)
 	struct thr *t = tls_thr;
 	int64_t ns;
 
-	if (g.tsc && t && bcn_tclock_at(&t->clk, counter(), &ns))
+	if (g.tsc && t && bcn_tclock_ready(&t->clk) &&
+	    bcn_tclock_at(&t->clk, counter(), &ns))
 		return ns;
 	return clock_ns();
 }
