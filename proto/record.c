@@ -42,7 +42,7 @@ static const struct bcn_field io_fields[] = {
 	U64(io.pid, "pid", "", "process id"),
 	ENUM(io.op, "op", io_op_names, "operation"),
 	I64(io.fd, "fd", "", "file descriptor or forwarding handle, -1 none"),
-	U64(io.file, "file", "", "64-bit id of the path (FNV-1a)"),
+	U64(io.file, "file", "", "64-bit id of the path (proto/fileid.h)"),
 	STR(io.path, "path", "path, carried by open records only"),
 	U64(io.offset, "offset", "bytes", "offset of the first operation"),
 	U64(io.size, "size", "bytes", "bytes moved by each operation"),
