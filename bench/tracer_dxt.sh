@@ -5,8 +5,9 @@
 # real pread/pwrite calls (tests/tools/dxtreplay) under libbeacon_trace.so
 # with the trace's timing sped up SPEED times, beacon-clientd writing its
 # frames to a file; with the tracer's default 1 s flush and with a 60 s
-# flush (what the 1 s flush costs in cut runs), both with the default
-# frame_codec zstd, and with the 1 s flush and frame_codec columnar. One
+# flush (what the 1 s flush costs in cut runs), both with frame_codec
+# zstd, and with the 1 s flush and frame_codec columnar, and auto (the
+# default: columnar within a CPU budget). One
 # JSON object per line: the frames' bytes per replayed operation, records
 # and operations per record, next to gzip -9 of the bare operation list
 # with start times (op, file, offset, length, start: the issue's
@@ -71,6 +72,7 @@ run() {         # NAME FLUSH_MS CODEC: one replay, its frames in $T/NAME.bin
 run flush1s 1000 zstd
 run flush60s 60000 zstd
 run flush1s-columnar 1000 columnar
+run flush1s-auto 1000 auto
 
 /usr/bin/python3 - "$T" "$LIST" "$SPEED" <<'PY_EOF'
 import gzip, json, os, sys
@@ -79,7 +81,7 @@ rows = [l.split("\t") for l in open(lst).read().splitlines()[1:]]
 bare = "".join(f"{r[2]}\t{r[1]}\t{r[3]}\t{r[4]}\t{r[5]}\n" for r in rows)
 gz = len(gzip.compress(bare.encode(), 9))
 n = len(rows)
-for name in ("flush1s", "flush60s", "flush1s-columnar"):
+for name in ("flush1s", "flush60s", "flush1s-columnar", "flush1s-auto"):
     replayed = int(open(f"{t}/{name}.out").read().split()[1])
     assert replayed == n, (replayed, n)
     frames = os.path.getsize(f"{t}/{name}.bin")
@@ -92,7 +94,8 @@ for name in ("flush1s", "flush60s", "flush1s-columnar"):
             data_ops += r["count"]
     print(json.dumps({"bench": "tracer_dxt", "trace": os.path.basename(lst),
                       "flush": name, "speed": speed,
-                      "codec": "columnar" if "columnar" in name else "zstd", "operations": n,
+                      "codec": name.split("-")[1] if "-" in name else "zstd",
+                      "operations": n,
                       "traced_rw_ops": data_ops, "records": recs,
                       "rw_ops_per_record": round(data_ops / max(data_recs, 1), 2),
                       "frame_bytes": frames,

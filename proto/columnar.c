@@ -80,6 +80,14 @@ struct bcn_col_enc {
 	uint32_t hist[2][BCN_VARINT_MAX][256];
 };
 
+/* The slots type's columns may use: its layout's (the type column, 0,
+ * has one). Loops stop there, so that the columns of slots no type has
+ * stay untouched (and out of resident memory). */
+static unsigned used_slots(const struct bcn_col_enc *e, unsigned type)
+{
+	return type ? e->lay[type].nslots : 1;
+}
+
 static unsigned field_slots(const struct bcn_field *f)
 {
 	switch (f->kind) {
@@ -618,7 +626,7 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 	e->pr.path_id = e->path_id;
 	e->pr.paths = true;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
-		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
+		for (unsigned s = 0; s < used_slots(e, t); s++) {
 			e->cols[t][s].n = 0;
 			e->cols[t][s].bytes = 0;
 		}
@@ -626,13 +634,13 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 	if (rc)
 		return rc;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
-		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
+		for (unsigned s = 0; s < used_slots(e, t); s++)
 			ncols += e->cols[t][s].n > 0;
 	e->ncuts = 0;
 	e->since = out->len;
 	rc = bcn_buf_add(out, h, bcn_varint_put(h, ncols));
 	for (unsigned t = 0; !rc && t < BCN_REC_TYPE_MAX; t++)
-		for (unsigned s = 0; !rc && s < BCN_COL_SLOTS_MAX; s++)
+		for (unsigned s = 0; !rc && s < used_slots(e, t); s++)
 			if (e->cols[t][s].n)
 				rc = col_write(e, &e->cols[t][s], t, s, out);
 	return rc;
@@ -664,7 +672,7 @@ void bcn_col_enc_stats(const struct bcn_col_enc *e, bcn_col_stat_fn *fn,
 		       void *arg)
 {
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
-		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++) {
+		for (unsigned s = 0; s < used_slots(e, t); s++) {
 			const struct col *c = &e->cols[t][s];
 
 			if (c->n)

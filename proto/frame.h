@@ -180,6 +180,10 @@ struct bcn_frame_builder {
 	void *zctx;                     /* zstd's compression context */
 	struct bcn_col_enc *cenc;       /* columnar payloads when set */
 	struct bcn_buf cbuf;            /* the columnar payload */
+	void *zcol;                     /* zstd's context for columns, when
+					 * they have a level of their own */
+	bool col_off;                   /* the next frame: rows only */
+	bool last_columnar;             /* the last frame finished was */
 };
 
 /* Prepares a builder whose frames respect lim; level is the zlib level
@@ -204,6 +208,23 @@ int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log);
  * compressed as chosen; docs/protocol.md): the same records in fewer
  * bytes, for log servers that read them. Returns 0 or -ENOMEM. */
 int bcn_frame_builder_columnar(struct bcn_frame_builder *b);
+
+/* With columnar payloads on, compresses them with zstd at level, in a
+ * context of their own with a small hash table (2^12 entries), while row
+ * payloads keep the level and table set by bcn_frame_builder_zstd and
+ * _hashlog. Returns 0, -ENOMEM, or -EINVAL without zstd or for a level
+ * zstd refuses. */
+int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level);
+
+/* Whether the next frames may be columnar (when columnar payloads are on
+ * and the columns are smaller): a caller that budgets the column
+ * transform's CPU time switches it off and on between frames. */
+void bcn_frame_builder_columnar_allow(struct bcn_frame_builder *b,
+				      bool allow);
+
+/* Whether the frame that bcn_frame_builder_finish last wrote had a
+ * columnar payload. */
+bool bcn_frame_builder_last_columnar(const struct bcn_frame_builder *b);
 
 /* Appends one record. Returns 0, -BCN_ERANGE for a record that fails
  * bcn_record_check, or -BCN_EFULL when the frame cannot take it (finish

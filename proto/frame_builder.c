@@ -17,6 +17,8 @@
  * four new strings of the string table */
 #define ADD_WORST (REC_WORST + 4 * (BCN_STR_MAX + BCN_VARINT_MAX))
 #define CRC_SPAN 28
+#define COL_HASHLOG 12          /* zcol: columns of frames of up to some
+				 * tens of KiB (frame_codec auto) */
 
 static uint32_t hash_str(const char *s, size_t n)
 {
@@ -71,9 +73,36 @@ int bcn_frame_builder_columnar(struct bcn_frame_builder *b)
 	return 0;
 }
 
+int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level)
+{
+	if (!b->zctx || level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
+		return -EINVAL;
+	if (!b->zcol && !(b->zcol = ZSTD_createCCtx()))
+		return -ENOMEM;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(b->zcol,
+						ZSTD_c_compressionLevel,
+						level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zcol, ZSTD_c_hashLog,
+						COL_HASHLOG)))
+		return -EINVAL;
+	return 0;
+}
+
+void bcn_frame_builder_columnar_allow(struct bcn_frame_builder *b,
+				      bool allow)
+{
+	b->col_off = !allow;
+}
+
+bool bcn_frame_builder_last_columnar(const struct bcn_frame_builder *b)
+{
+	return b->last_columnar;
+}
+
 void bcn_frame_builder_free(struct bcn_frame_builder *b)
 {
 	ZSTD_freeCCtx(b->zctx);
+	ZSTD_freeCCtx(b->zcol);
 	bcn_col_enc_free(b->cenc);
 	bcn_buf_free(&b->cbuf);
 	bcn_buf_free(&b->recs);
@@ -374,10 +403,11 @@ static void builder_reset(struct bcn_frame_builder *b)
 }
 
 /* The np parts of the raw payload (raw bytes in all) as one zstd frame
- * (its content size in its header) into b->zbuf after head; with blocks,
+ * (its content size in its header), compressed by z, into b->zbuf after
+ * head; with blocks,
  * each part ends a zstd block (ZSTD_e_flush), so that parts of unlike
  * bytes (columns, bcn_col_enc_cuts) get literal tables of their own. */
-static int build_zstd(struct bcn_frame_builder *b, size_t head,
+static int build_zstd(struct bcn_frame_builder *b, ZSTD_CCtx *z, size_t head,
 		      const uint8_t *const *parts, const size_t *lens, int np,
 		      size_t raw, size_t *plen, bool blocks)
 {
@@ -389,14 +419,14 @@ static int build_zstd(struct bcn_frame_builder *b, size_t head,
 	rc = bcn_buf_reserve(&b->zbuf, head + bound);
 	if (rc)
 		return rc;
-	ZSTD_CCtx_reset(b->zctx, ZSTD_reset_session_only);
-	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(b->zctx, raw)))
+	ZSTD_CCtx_reset(z, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(z, raw)))
 		return -EIO;
 	out = (ZSTD_outBuffer){ b->zbuf.data + head, bound, 0 };
 	for (int i = 0; i < np; i++) {
 		in = (ZSTD_inBuffer){ parts[i], lens[i], 0 };
 		do {
-			r = ZSTD_compressStream2(b->zctx, &out, &in,
+			r = ZSTD_compressStream2(z, &out, &in,
 						 i == np - 1 ? ZSTD_e_end :
 						 blocks ? ZSTD_e_flush :
 						 ZSTD_e_continue);
@@ -481,7 +511,7 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
 	/* columns that would not fit, or take more room than the rows (a
 	 * few records of many fields), give way to the rows */
-	rc = b->cenc ? build_columns(b, cnt, cl) : -BCN_EFULL;
+	rc = b->cenc && !b->col_off ? build_columns(b, cnt, cl) : -BCN_EFULL;
 	if (rc && rc != -BCN_EFULL)
 		return rc;
 	if (!rc && b->cbuf.len <= lens[0] + lens[1] + lens[2]) {
@@ -502,8 +532,9 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 		*rawlen += lens[i];
 	bcn_buf_reset(&b->zbuf);
 	if (b->zstd)
-		return build_zstd(b, head, parts, lens, np, *rawlen, plen,
-				  nc > 0);
+		return build_zstd(b, (*flags & BCN_FRAME_F_COLUMNAR) && b->zcol ?
+				  b->zcol : b->zctx, head, parts, lens, np,
+				  *rawlen, plen, nc > 0);
 	if (b->level)
 		return build_zlib(b, head, parts, lens, np, *rawlen, plen);
 	rc = bcn_buf_reserve(&b->zbuf, head + *rawlen);
@@ -556,6 +587,7 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 	rc = build_payload(b, head, &plen, &raw, &flags);
 	if (rc)
 		return rc;
+	b->last_columnar = flags & BCN_FRAME_F_COLUMNAR;
 	if (nl + plen > b->zbuf.max - 64)
 		return -BCN_EFULL;
 	put_header(b->zbuf.data, BCN_FRAME_DATA, flags, (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,

@@ -44,6 +44,9 @@ struct bcn_collector_conf {
 	int64_t health_interval_ms;             /* health records; 0: none */
 	int frame_codec;                        /* BCN_COLLECTOR_CODEC_* */
 	int64_t zstd_level;                     /* frame_codec zstd's level */
+	int64_t columnar_cpu_us;                /* frame_codec auto: CPU
+						 * time for columns, per
+						 * second */
 	int log_level;
 	int log_dest;
 	struct bcn_sender_conf send;            /* node set by the loop */
@@ -52,11 +55,13 @@ struct bcn_collector_conf {
 /* log_dest words: "stderr", "syslog". */
 extern const char *const bcn_collector_log_dests[];
 
-/* frame_codec words: "zstd" (the default), "zlib" (for log servers older
- * than the zstd frame flag, docs/protocol.md), "columnar" (columnar
- * payloads compressed with zstd, for log servers that read them). */
-enum { BCN_COLLECTOR_CODEC_ZSTD, BCN_COLLECTOR_CODEC_ZLIB,
-       BCN_COLLECTOR_CODEC_COLUMNAR };
+/* frame_codec words: "auto" (the default: columnar payloads while
+ * their cost stays within frame_columnar_cpu, else zstd), "zstd", "zlib"
+ * (for log servers older than the zstd frame flag, docs/protocol.md),
+ * "columnar" (columnar payloads compressed with zstd, for log servers
+ * that read them). */
+enum { BCN_COLLECTOR_CODEC_AUTO, BCN_COLLECTOR_CODEC_ZSTD,
+       BCN_COLLECTOR_CODEC_ZLIB, BCN_COLLECTOR_CODEC_COLUMNAR };
 extern const char *const bcn_collector_codecs[];
 
 /* Configuration table entries for a struct bcn_collector_conf member m of
@@ -69,8 +74,8 @@ extern const char *const bcn_collector_codecs[];
  *	};
  *
  * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
- * stats_file, health_interval, frame_codec, frame_zstd_level, log_level,
- * log_dest and the
+ * stats_file, health_interval, frame_codec, frame_columnar_cpu,
+ * frame_zstd_level, log_level, log_dest and the
  * sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
@@ -109,11 +114,20 @@ extern const char *const bcn_collector_codecs[];
 	  .help = "On exit, append one JSON line of loop statistics (CPU " \
 		  "time per sample, memory) to this file ('-': stderr)." }, \
 	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
-	  .words = bcn_collector_codecs, .def = "zstd", \
-	  .help = "Compress frames with zstd, or with zlib for log servers " \
-		  "that predate zstd frames, or send columnar payloads " \
-		  "compressed with zstd (fewer bytes; log servers must " \
-		  "read them)." }, \
+	  .words = bcn_collector_codecs, .def = "auto", \
+	  .help = "Send columnar payloads (about half the bytes) while " \
+		  "they cost at most frame_columnar_cpu, else rows " \
+		  "compressed with zstd (auto); or always zstd rows, or " \
+		  "zlib rows for log servers that predate zstd frames, or " \
+		  "always columnar payloads. Log servers that predate " \
+		  "columnar payloads need zstd or zlib." }, \
+	{ "frame_columnar_cpu", BCN_CFG_INT, \
+	  BCN_CFG_MEMBER(type, m.columnar_cpu_us), .min = 0, \
+	  .max = 1000000, .def = "500", \
+	  .help = "With frame_codec auto: microseconds of CPU time per " \
+		  "second that columnar payloads may take (500: 0.05% of " \
+		  "a core; a frame that would exceed it goes as zstd " \
+		  "rows)." }, \
 	{ "frame_zstd_level", BCN_CFG_INT, \
 	  BCN_CFG_MEMBER(type, m.zstd_level), .min = -7, .max = 19, \
 	  .def = "-2", \
@@ -262,6 +276,9 @@ struct bcn_collector_stats {
 	uint64_t last_cpu_ns;           /* CPU time of the last sample */
 	uint64_t health;                /* health records sent (not in
 					 * records) */
+	uint64_t columnar_frames;       /* frames with columnar payloads */
+	uint64_t columnar_cpu_ns;       /* thread CPU time of the frames that
+					 * tried columns (frame_codec auto) */
 };
 
 /* Copies the loop counters into *st. */

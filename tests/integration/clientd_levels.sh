@@ -12,11 +12,13 @@ source "$BCN_SRC/tests/lib/clientd.sh"
 
 mkdir -p "$T/root/proc"
 for level in 19 -7 default; do
+	# (rows: frame_codec zstd; auto's columns have a level of their own)
 	if [ "$level" = default ]; then
-		bcn_clientd_start --node cn0005 --root "$T/root" --interval 1h
+		bcn_clientd_start --node cn0005 --root "$T/root" --interval 1h \
+			--frame-codec zstd
 	else
 		bcn_clientd_start --node cn0005 --root "$T/root" --interval 1h \
-			--frame-zstd-level "$level"
+			--frame-codec zstd --frame-zstd-level "$level"
 	fi
 	/usr/bin/python3 - "$SOCK" <<'PYEOF' || fail "sender"
 import random, socket, struct, sys

@@ -102,6 +102,7 @@ static const struct bcn_collector_ops fake_ops = {
 struct decoded {
 	size_t nframes, nrecs;
 	uint8_t flags;                  /* of the last frame */
+	uint8_t fflags[MAX_DECODED];    /* of each frame */
 	uint64_t seq[MAX_DECODED];
 	uint32_t count[MAX_DECODED];
 	char node[BCN_NODE_MAX + 1];
@@ -128,6 +129,7 @@ static void decode_file(const char *path, struct decoded *d)
 		assert_int_equal(f.hdr.kind, BCN_FRAME_DATA);
 		assert_true(d->nframes < MAX_DECODED);
 		d->flags = f.hdr.flags;
+		d->fflags[d->nframes] = f.hdr.flags;
 		d->seq[d->nframes] = f.hdr.seq;
 		d->count[d->nframes++] = f.hdr.count;
 		snprintf(d->node, sizeof(d->node), "%s", f.node);
@@ -244,7 +246,50 @@ static void test_loop_output(void **state)
 	unlink(stats);
 }
 
-/* Frames are zstd-compressed by default, zlib-compressed with
+/* frame_codec auto (the default): columnar payloads while their CPU
+ * time stays within frame_columnar_cpu (microseconds per second, ten
+ * seconds' worth at the start), zstd rows after; never with 0; the same
+ * records each way. */
+static void test_loop_auto(void **state)
+{
+	static struct fake_conf conf;
+	static struct fake_state s;
+	static struct decoded d[3];
+	static const char *const budget[3] = { "500", "1", "0" };
+	const uint8_t cz = BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR;
+	char out[64];
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		char *argv[] = { "fake", "--node", "oss07", "--count", "3",
+				 "--interval", "10ms", "--output", out,
+				 "--frame-columnar-cpu", (char *)budget[k],
+				 "--per-sample", "400",
+				 "--log-level", "error", NULL };
+
+		temp_path(out, sizeof(out), "auto");
+		assert_int_equal(run_main(&conf, &s, argv), 0);
+		decode_file(out, &d[k]);
+		unlink(out);
+		assert_int_equal(d[k].nframes, 3);
+		assert_int_equal(d[k].nrecs, 1200);
+	}
+	for (int i = 0; i < 3; i++) {
+		/* 500 us a second: 5 ms at the start, far more than three
+		 * frames of 400 records take */
+		assert_int_equal(d[0].fflags[i], cz);
+		/* 1 us a second: 10 us at the start, spent by the first */
+		assert_int_equal(d[1].fflags[i], i ? BCN_FRAME_F_ZSTD : cz);
+		assert_int_equal(d[2].fflags[i], BCN_FRAME_F_ZSTD);
+	}
+	for (int k = 1; k < 3; k++)
+		for (size_t i = 0; i < d[0].nrecs; i++) {
+			assert_int_equal(d[0].port[i], d[k].port[i]);
+			assert_int_equal(d[0].xmit[i], d[k].xmit[i]);
+		}
+}
+
+/* Frames are zstd-compressed with --frame-codec zstd, zlib-compressed with
  * --frame-codec zlib (log servers older than zstd frames), columnar and
  * zstd-compressed with --frame-codec columnar, with the same records
  * each way. */
@@ -414,6 +459,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_loop_output),
 		cmocka_unit_test(test_loop_codec),
+		cmocka_unit_test(test_loop_auto),
 		cmocka_unit_test(test_loop_cut),
 		cmocka_unit_test(test_default_node),
 		cmocka_unit_test(test_bad_args),

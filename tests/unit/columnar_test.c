@@ -266,6 +266,55 @@ static void test_frames_same_records(void **state)
 	bcn_buf_free(&colf);
 }
 
+/* With columnar payloads on and a level of their own, frames go as
+ * columns while allowed and as rows (the rows' level) when not, switching
+ * back and forth, with the same records; the builder says which. */
+static void test_allow_switches(void **state)
+{
+	struct bcn_frame_builder b;
+	struct bcn_buf w;
+	struct bcn_frame f;
+	struct bcn_record r;
+	size_t used, len[4];
+	uint64_t s0 = gen.state;
+
+	(void)state;
+	bcn_buf_init(&w, 64 << 20);
+	bcn_frame_builder_init(&b, &lim, 0);
+	assert_int_equal(bcn_frame_builder_columnar_level(&b, 1), -EINVAL);
+	assert_int_equal(bcn_frame_builder_zstd(&b, -2), 0);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 10), 0);
+	assert_int_equal(bcn_frame_builder_columnar(&b), 0);
+	assert_int_equal(bcn_frame_builder_columnar_level(&b, 99), -EINVAL);
+	assert_int_equal(bcn_frame_builder_columnar_level(&b, 1), 0);
+	for (int k = 0; k < 4; k++) {
+		bool cols = k == 1 || k == 3;
+
+		bcn_buf_reset(&w);
+		gen.state = s0;
+		add_io_runs(&b, 2000);
+		bcn_frame_builder_columnar_allow(&b, cols);
+		assert_int_equal(bcn_frame_builder_finish(&b, "cn1", 5, &w), 0);
+		assert_int_equal(bcn_frame_builder_last_columnar(&b), cols);
+		bcn_frame_init(&f);
+		assert_int_equal(bcn_frame_open(&f, w.data, w.len, &lim, &used), 0);
+		assert_int_equal(f.hdr.flags, BCN_FRAME_F_ZSTD |
+				 (cols ? BCN_FRAME_F_COLUMNAR : 0));
+		assert_int_equal(f.hdr.count, 2000);
+		for (int i = 0; i < 2000; i++)
+			assert_int_equal(bcn_frame_next(&f, &r), 1);
+		assert_int_equal(bcn_frame_next(&f, &r), 0);
+		bcn_frame_free(&f);
+		len[k] = w.len;
+	}
+	/* the same records: the same frame each way, columns smaller */
+	assert_int_equal(len[0], len[2]);
+	assert_int_equal(len[1], len[3]);
+	assert_true(len[1] < len[0]);
+	bcn_frame_builder_free(&b);
+	bcn_buf_free(&w);
+}
+
 /* A frame whose columns would be longer than its rows goes as rows. */
 static void test_falls_back_to_rows(void **state)
 {
@@ -727,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_extremes),
 		cmocka_unit_test(test_frames_same_records),
 		cmocka_unit_test(test_falls_back_to_rows),
+		cmocka_unit_test(test_allow_switches),
 		cmocka_unit_test(test_every_truncation),
 		cmocka_unit_test(test_every_byte_flipped),
 		cmocka_unit_test(test_corrupt_directory),
