@@ -374,7 +374,7 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	start = p = b->recs.data + b->recs.len;
 	p += bcn_varint_put(p, r->type);
 	p += bcn_varint_put(p, bcn_zigzag((int64_t)((uint64_t)r->t -
-						     (uint64_t)b->last_t)));
+							  (uint64_t)b->last_t)));
 	p += bcn_varint_put(p, (uint64_t)r->dur);
 	p += bcn_varint_put(p, r->job);
 	rc = put_fields(b, d, r, &p);

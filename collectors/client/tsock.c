@@ -368,6 +368,33 @@ static void hold(struct bcn_tsock *s, struct bcn_collector *c,
 	p->held[p->nheld++] = *n;
 }
 
+/* Whether a run of n could ever be joined to another (join): a run of
+ * one operation, or a contiguous one. A strided run (random offsets make
+ * pairs of them) cannot. */
+static bool joinable(const struct held *n)
+{
+	return n->size && n->size <= INT64_MAX &&
+	       (n->count <= 1 || n->stride == (int64_t)n->size);
+}
+
+/* Takes the read or write run n of process p that no run can join: out
+ * at once, after the held run of its descriptor and file, if any (the
+ * runs of a file stay in order). */
+static void pass(struct bcn_tsock *s, struct bcn_collector *c,
+		 struct proc *p, const struct held *n)
+{
+	for (unsigned i = 0; i < p->nheld; i++) {
+		if (p->held[i].fd != n->fd || p->held[i].file != n->file)
+			continue;
+		emit(s, c, p->pid, &p->held[i]);
+		memmove(&p->held[i], &p->held[i + 1],
+			(p->nheld - i - 1) * sizeof(p->held[0]));
+		p->nheld--;
+		break;          /* (hold keeps one per descriptor and file) */
+	}
+	emit(s, c, p->pid, n);
+}
+
 void bcn_tsock_release(struct bcn_tsock *s, struct bcn_collector *c,
 		       bool all)
 {
@@ -424,7 +451,10 @@ static void add_records(struct bcn_tsock *s, struct bcn_collector *c,
 					   r.u.io.file, r.u.io.offset,
 					   r.u.io.size, r.u.io.count,
 					   r.u.io.stride, r.u.io.busy };
-			hold(s, c, p, &n);
+			if (joinable(&n))
+				hold(s, c, p, &n);
+			else
+				pass(s, c, p, &n);
 			continue;
 		}
 		if (tr.path_len) {
