@@ -126,8 +126,8 @@ extern const char *const bcn_collector_codecs[];
 	  .max = 1000000, .def = "500", \
 	  .help = "With frame_codec auto: microseconds of CPU time per " \
 		  "second that columnar payloads may take (500: 0.05% of " \
-		  "a core; a frame that would exceed it goes as zstd " \
-		  "rows)." }, \
+		  "a core); while that credit is spent, frames go as zstd " \
+		  "rows (0: always)." }, \
 	{ "frame_zstd_level", BCN_CFG_INT, \
 	  BCN_CFG_MEMBER(type, m.zstd_level), .min = -7, .max = 19, \
 	  .def = "-2", \
