@@ -14,9 +14,11 @@
 #    one core, per workload, and its peak resident memory (targets 0.05%
 #    and 4 MB; the paper's 0.0% to 0.1% and 5 to 10 MB);
 #  - "cost_per_call": the tracer's CPU cost per call (dd, 512-byte writes);
-#  - "open_close": ns per open+close pair of a cached file, untraced and
-#    traced, wall and CPU, absolute and relative paths (Darshan DXT: +539
-#    ns wall, issue 18);
+#  - "open_close": ns the tracer adds per open+close pair of a cached
+#    file, absolute and relative paths, measured inside one process
+#    (tracer_loop_bench openclose-ab: traced blocks of the C library's
+#    calls against untraced syscall(2) blocks; Darshan DXT: +539 ns wall,
+#    issue 18);
 #  - "daemon_ns_per_op": beacon-clientd's CPU time per traced 4 KiB random
 #    pread from the page cache (uncompressible records, two preads per
 #    record), from its CPU-time clock (target: under 100 ns per record).

@@ -3,6 +3,14 @@
  * tracer's start and exit are left out). One JSON object on stdout:
  *
  *   openclose N FILE   N pairs of open(FILE, O_RDONLY) and close
+ *   openclose-ab N FILE  the same N pairs in blocks of AB_BLOCK, every
+ *                      other block through the system calls themselves
+ *                      (syscall(2): never traced) instead of the C
+ *                      library's open and close (traced under the
+ *                      tracer): ns per pair each way, and the median
+ *                      over block pairs of their difference; in one
+ *                      process the comparison does not see the drift
+ *                      and layout changes between processes
  *   pread N FILE       N 4 KiB preads at random 4 KiB-aligned offsets of
  *                      FILE (its page-cache copy: read it once first)
  *
@@ -15,10 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define BLOCK 4096
+#define AB_BLOCK 1000                   /* pairs per block, openclose-ab */
+#define AB_BLOCKS_MAX 100000
 
 static int64_t ns(clockid_t id)
 {
@@ -39,6 +50,79 @@ static int open_close(long n, const char *path)
 		}
 		close(fd);
 	}
+	return 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One block of AB_BLOCK pairs, through the C library or syscall(2);
+ * its wall time in ns, or -1. */
+static int64_t ab_block(const char *path, int direct)
+{
+	int64_t t0 = ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < AB_BLOCK; i++) {
+		int fd = direct ? (int)syscall(SYS_openat, AT_FDCWD, path,
+					       O_RDONLY) :
+			 open(path, O_RDONLY);
+
+		if (fd < 0) {
+			fprintf(stderr, "%s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (direct)
+			syscall(SYS_close, fd);
+		else
+			close(fd);
+	}
+	return ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* openclose-ab: prints its own JSON line; returns 0 or 1. */
+static int open_close_ab(long n, const char *path)
+{
+	long blocks = n / AB_BLOCK / 2, i;
+	int64_t *diff, sum[2] = { 0, 0 }, d, l;
+
+	if (blocks < 1 || blocks > AB_BLOCKS_MAX) {
+		fprintf(stderr, "openclose-ab: N from %d to %d\n",
+			2 * AB_BLOCK, 2 * AB_BLOCK * AB_BLOCKS_MAX);
+		return 1;
+	}
+	diff = malloc((size_t)blocks * sizeof(*diff));
+	if (!diff)
+		return 1;
+	for (i = 0; i < blocks; i++) {
+		/* the order alternates too: neither side always goes first */
+		int first = (int)(i & 1);
+		int64_t a = ab_block(path, first), b = ab_block(path, !first);
+
+		if (a < 0 || b < 0) {
+			free(diff);
+			return 1;
+		}
+		d = first ? a : b;      /* direct */
+		l = first ? b : a;      /* the C library's */
+		sum[0] += d;
+		sum[1] += l;
+		diff[i] = l - d;
+	}
+	qsort(diff, (size_t)blocks, sizeof(*diff), cmp_i64);
+	printf("{\"mode\": \"openclose-ab\", \"n\": %ld, "
+	       "\"direct_ns_per_pair\": %.1f, \"libc_ns_per_pair\": %.1f, "
+	       "\"added_ns_per_pair\": %.1f, \"added_q1\": %.1f, "
+	       "\"added_q3\": %.1f}\n", 2 * blocks * AB_BLOCK,
+	       (double)sum[0] / (double)(blocks * AB_BLOCK),
+	       (double)sum[1] / (double)(blocks * AB_BLOCK),
+	       (double)diff[blocks / 2] / AB_BLOCK,
+	       (double)diff[blocks / 4] / AB_BLOCK,
+	       (double)diff[(3 * blocks) / 4] / AB_BLOCK);
+	free(diff);
 	return 0;
 }
 
@@ -75,9 +159,10 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc != 4 || (strcmp(argv[1], "openclose") &&
+			  strcmp(argv[1], "openclose-ab") &&
 			  strcmp(argv[1], "pread"))) {
-		fprintf(stderr, "usage: tracer_loop_bench openclose|pread N "
-			"FILE\n");
+		fprintf(stderr, "usage: tracer_loop_bench "
+			"openclose|openclose-ab|pread N FILE\n");
 		return 2;
 	}
 	errno = 0;
@@ -87,6 +172,8 @@ int main(int argc, char **argv)
 			"integer\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "openclose-ab"))
+		return open_close_ab(n, argv[3]);
 	w0 = ns(CLOCK_MONOTONIC);
 	c0 = ns(CLOCK_PROCESS_CPUTIME_ID);
 	rc = argv[1][0] == 'o' ? open_close(n, argv[3]) : preads(n, argv[3]);
