@@ -26,8 +26,9 @@
 # last two run for that build's tracer and daemon too, interleaved with
 # this build's in the same run ("variant": "before" and "after").
 # TRACER_BENCH_PARTS: "fio calls" (default), "fio" or "calls".
-# TRACER_BENCH_CODEC: the daemons' --frame-codec (zstd by default;
-# columnar: the column transform's cost per record).
+# TRACER_BENCH_CODEC: the daemons' --frame-codec (by default each
+# daemon's own default: auto since frame_codec auto came; columnar: the
+# column transform's cost per record).
 # TRACER_BENCH_ARGS: more arguments for this build's daemon (not the
 # "before" one's), e.g. "--frame-zstd-level -5".
 # Data go to /dev/shm when it exists (tmpfs: the fastest I/O, the tracer's
@@ -37,7 +38,8 @@
 set -euo pipefail
 PARTS=${TRACER_BENCH_PARTS:-fio calls}
 BEFORE=${TRACER_BENCH_BEFORE:-}
-CODEC=${TRACER_BENCH_CODEC:-zstd}
+CODEC=()
+[ -n "${TRACER_BENCH_CODEC:-}" ] && CODEC=(--frame-codec "$TRACER_BENCH_CODEC")
 read -r -a EXTRA <<< "${TRACER_BENCH_ARGS:-}"
 BUILD=${1:?usage: tracer_bench.sh BUILD_DIR [RUNS] [SECONDS]}
 RUNS=${2:-5}
@@ -58,7 +60,7 @@ trap cleanup EXIT
 command -v fio >/dev/null || { echo "fio missing: deploy/install-deps" >&2; exit 1; }
 
 "$CLIENTD" --node cn0001 --output "$T/out.bin" --tracer-socket "$SOCK" \
-	--stats-file "$T/stats.json" --frame-codec "$CODEC" ${EXTRA[@]+"${EXTRA[@]}"} \
+	--stats-file "$T/stats.json" ${CODEC[@]+"${CODEC[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} \
 	2> "$T/log" &
 pid=$!
 sleep 0.5
@@ -76,7 +78,7 @@ if [[ " $PARTS " == *" calls "* ]]; then
 	if [ -n "$BEFORE" ]; then
 		"$BEFORE/collectors/client/beacon-clientd" --node cn0001 \
 			--output "$T/before.bin" --tracer-socket "$SOCK-before" \
-			--frame-codec "$CODEC" 2> "$T/before.log" &
+			${CODEC[@]+"${CODEC[@]}"} 2> "$T/before.log" &
 		bpid=$!
 		sleep 0.5
 		variants+=("before:$BEFORE/lib/libbeacon_trace.so:$SOCK-before:$bpid")
