@@ -61,9 +61,17 @@ struct predict {
 	bool paths;             /* BCN_COL_F_PATHS: the path predicts */
 };
 
+/* A column while a payload is encoded: its values as plain varints in
+ * order (about a byte or two a value, not eight: frames of some hundred
+ * KiB may go columnar in little memory), and what choosing a mode needs,
+ * kept as they come. */
 struct col {
-	uint64_t *v;
-	uint32_t n, cap;
+	uint8_t *b;             /* the varints */
+	size_t len, cap;        /* bytes of them, and of room */
+	size_t delta;           /* bytes the zigzag deltas would take */
+	uint64_t first, last;   /* the first and the latest value */
+	uint32_t n;
+	bool same;              /* every value is the first */
 	size_t bytes;           /* encoded, for bcn_col_enc_stats */
 	uint8_t mode;
 };
@@ -330,30 +338,66 @@ void bcn_col_enc_free(struct bcn_col_enc *e)
 		return;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
 		for (unsigned s = 0; s < BCN_COL_SLOTS_MAX; s++)
-			free(e->cols[t][s].v);
+			free(e->cols[t][s].b);
 	free(e->path_id);
 	free(e);
+}
+
+static inline size_t varint_len(uint64_t v)
+{
+	/* 7 bits a byte: bits needed (at least 1), rounded up */
+	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
 /* Doubles c's room (out of col_push's way: it is rare). */
 static __attribute__((noinline)) int col_grow(struct col *c)
 {
-	uint32_t ncap = c->cap ? c->cap * 2 : 64;
-	uint64_t *nv = realloc(c->v, ncap * sizeof(*nv));
+	size_t ncap = c->cap ? c->cap * 2 : 256;
+	uint8_t *nb = realloc(c->b, ncap);
 
-	if (!nv)
+	if (!nb)
 		return -ENOMEM;
-	c->v = nv;
+	c->b = nb;
 	c->cap = ncap;
 	return 0;
 }
 
+static void col_reset(struct col *c)
+{
+	c->len = c->delta = 0;
+	c->first = c->last = 0;
+	c->n = 0;
+	c->same = true;
+	c->bytes = 0;
+}
+
 static inline int col_push(struct col *c, uint64_t v)
 {
-	if (c->n == c->cap && col_grow(c))
+	if (c->cap - c->len < BCN_VARINT_MAX && col_grow(c))
 		return -ENOMEM;
-	c->v[c->n++] = v;
+	if (v < 0x80)
+		c->b[c->len++] = (uint8_t)v;
+	else
+		c->len += bcn_varint_put(c->b + c->len, v);
+	c->delta += varint_len(bcn_zigzag((int64_t)(v - c->last)));
+	if (!c->n)
+		c->first = v;
+	c->same = c->same && v == c->first;
+	c->last = v;
+	c->n++;
 	return 0;
+}
+
+/* The next value of a column's varints (written by col_push: well
+ * formed, so no end check beyond the caller's count). */
+static inline uint64_t col_next(const uint8_t **p)
+{
+	uint64_t v = 0;
+
+	if (**p < 0x80)
+		return *(*p)++;
+	(void)bcn_varint_get(p, *p + BCN_VARINT_MAX, &v);
+	return v;
 }
 
 struct row_src {
@@ -367,12 +411,6 @@ static int row_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 	(void)type;
 	(void)slot;
 	return bcn_varint_get(&r->p, r->end, v) ? -BCN_ECORRUPT : 0;
-}
-
-static inline size_t varint_len(uint64_t v)
-{
-	/* 7 bits a byte: bits needed (at least 1), rounded up */
-	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
 /* x * log2(x) in 1/256 bits, for x < 2^32 (log2 to within 0.09 bits:
@@ -425,17 +463,19 @@ static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 	uint32_t (*h)[BCN_VARINT_MAX][256] = e->hist;
 	uint32_t nt[2][BCN_VARINT_MAX], all[256], nb;
 	size_t cost[4];
-	uint64_t prev;
+	const uint8_t *p = c->b;
+	uint64_t prev = 0, v = 0;
 	uint32_t step = c->n / ESTIMATE_SAMPLES + 1;
 	unsigned best = 0;
 
 	memset(e->hist, 0, sizeof(e->hist));
 	memset(nt, 0, sizeof(nt));
-	for (uint32_t i = 0; i < c->n; i += step) {
-		prev = i ? c->v[i - 1] : 0;
-		count_varint(h[0], nt[0], c->v[i]);
-		count_varint(h[1], nt[1],
-			     bcn_zigzag((int64_t)(c->v[i] - prev)));
+	for (uint32_t i = 0; i < c->n; i++, prev = v) {
+		v = col_next(&p);
+		if (i % step)
+			continue;
+		count_varint(h[0], nt[0], v);
+		count_varint(h[1], nt[1], bcn_zigzag((int64_t)(v - prev)));
 	}
 	for (unsigned m = 0; m < 2; m++) {
 		memset(all, 0, sizeof(all));
@@ -463,20 +503,12 @@ static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
  * (the same in either layout of the varints). */
 static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 {
-	size_t plain = 0, delta = 0;
-	uint64_t prev = 0;
-	bool same = true;
+	size_t plain = c->len, delta = c->delta;
 	unsigned m;
 
-	for (uint32_t i = 0; i < c->n; i++) {
-		plain += varint_len(c->v[i]);
-		delta += varint_len(bcn_zigzag((int64_t)(c->v[i] - prev)));
-		prev = c->v[i];
-		same = same && c->v[i] == c->v[0];
-	}
-	if (same) {
+	if (c->same) {
 		c->mode = BCN_COL_CONST;
-		return varint_len(c->v[0]);
+		return varint_len(c->first);
 	}
 	c->mode = delta < plain ? BCN_COL_DELTA : BCN_COL_PLAIN;
 	/* the estimate takes time: for columns of some length where a
@@ -498,17 +530,24 @@ static void col_put(const struct col *c, uint8_t *p)
 {
 	uint8_t *at[BCN_VARINT_MAX], tmp[BCN_VARINT_MAX];
 	uint32_t nt[BCN_VARINT_MAX] = { 0 };
-	uint64_t prev = 0, v;
+	const uint8_t *q;
+	uint64_t prev = 0, v, x;
 	bool d = c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA;
 	bool t = c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA;
 
 	if (c->mode == BCN_COL_CONST) {
-		bcn_varint_put(p, c->v[0]);
+		bcn_varint_put(p, c->first);
 		return;
 	}
+	if (c->mode == BCN_COL_PLAIN) {         /* as they are kept */
+		memcpy(p, c->b, c->len);
+		return;
+	}
+	q = c->b;
 	for (uint32_t i = 0; t && i < c->n; i++) {
-		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
-		prev = c->v[i];
+		x = col_next(&q);
+		v = d ? bcn_zigzag((int64_t)(x - prev)) : x;
+		prev = x;
 		for (size_t k = 0; k < varint_len(v); k++)
 			nt[k]++;
 	}
@@ -516,9 +555,11 @@ static void col_put(const struct col *c, uint8_t *p)
 	for (unsigned k = 1; k < BCN_VARINT_MAX; k++)
 		at[k] = at[k - 1] + nt[k - 1];
 	prev = 0;
+	q = c->b;
 	for (uint32_t i = 0; i < c->n; i++) {
-		v = d ? bcn_zigzag((int64_t)(c->v[i] - prev)) : c->v[i];
-		prev = c->v[i];
+		x = col_next(&q);
+		v = d ? bcn_zigzag((int64_t)(x - prev)) : x;
+		prev = x;
 		if (!t) {
 			p += bcn_varint_put(p, v);
 			continue;
@@ -626,10 +667,8 @@ int bcn_col_encode(struct bcn_col_enc *e, const uint8_t *recs, size_t rlen,
 	e->pr.path_id = e->path_id;
 	e->pr.paths = true;
 	for (unsigned t = 0; t < BCN_REC_TYPE_MAX; t++)
-		for (unsigned s = 0; s < used_slots(e, t); s++) {
-			e->cols[t][s].n = 0;
-			e->cols[t][s].bytes = 0;
-		}
+		for (unsigned s = 0; s < used_slots(e, t); s++)
+			col_reset(&e->cols[t][s]);
 	rc = enc_split(e, recs, rlen, count);
 	if (rc)
 		return rc;

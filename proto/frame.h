@@ -180,8 +180,12 @@ struct bcn_frame_builder {
 	void *zctx;                     /* zstd's compression context */
 	struct bcn_col_enc *cenc;       /* columnar payloads when set */
 	struct bcn_buf cbuf;            /* the columnar payload */
-	void *zcol;                     /* zstd's context for columns, when
-					 * they have a level of their own */
+	int row_hashlog;                /* zctx's table for rows (0: the
+					 * level's) */
+	int col_level;                  /* zstd level of columns, when
+					 * col_set */
+	bool col_set;                   /* columns have their own settings */
+	bool zcols;                     /* zctx holds the columns' settings */
 	bool col_off;                   /* the next frame: rows only */
 	bool last_columnar;             /* the last frame finished was */
 };
@@ -209,11 +213,11 @@ int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log);
  * bytes, for log servers that read them. Returns 0 or -ENOMEM. */
 int bcn_frame_builder_columnar(struct bcn_frame_builder *b);
 
-/* With columnar payloads on, compresses them with zstd at level, in a
- * context of their own with a small hash table (2^12 entries), while row
- * payloads keep the level and table set by bcn_frame_builder_zstd and
- * _hashlog. Returns 0, -ENOMEM, or -EINVAL without zstd or for a level
- * zstd refuses. */
+/* With columnar payloads on, compresses them with zstd at level with a
+ * small hash table (2^12 entries), while row payloads keep the level and
+ * table set by bcn_frame_builder_zstd and _hashlog (the one context
+ * switches settings between frames: its buffers serve both). Returns 0,
+ * or -EINVAL without zstd or for a level zstd refuses. */
 int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level);
 
 /* Whether the next frames may be columnar (when columnar payloads are on

@@ -17,8 +17,7 @@
  * four new strings of the string table */
 #define ADD_WORST (REC_WORST + 4 * (BCN_STR_MAX + BCN_VARINT_MAX))
 #define CRC_SPAN 28
-#define COL_HASHLOG 12          /* zcol: columns of frames of up to some
-				 * tens of KiB (frame_codec auto) */
+#define COL_HASHLOG 12          /* columns' zstd table (frame_codec auto) */
 
 static uint32_t hash_str(const char *s, size_t n)
 {
@@ -63,6 +62,7 @@ int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log)
 	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx, ZSTD_c_hashLog,
 						hash_log)))
 		return -EINVAL;
+	b->row_hashlog = hash_log;
 	return 0;
 }
 
@@ -77,14 +77,28 @@ int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level)
 {
 	if (!b->zctx || level < ZSTD_minCLevel() || level > ZSTD_maxCLevel())
 		return -EINVAL;
-	if (!b->zcol && !(b->zcol = ZSTD_createCCtx()))
-		return -ENOMEM;
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(b->zcol,
-						ZSTD_c_compressionLevel,
-						level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zcol, ZSTD_c_hashLog,
-						COL_HASHLOG)))
-		return -EINVAL;
+	b->col_level = level;
+	b->col_set = true;
+	return 0;
+}
+
+/* Gives zctx the settings of columns (cols) or of rows, when it holds the
+ * other's: between frames, so that one context's buffers serve both. */
+static int zstd_settings(struct bcn_frame_builder *b, bool cols)
+{
+	ZSTD_CCtx *z = b->zctx;
+
+	cols = cols && b->col_set;
+	if (cols == b->zcols)
+		return 0;
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel,
+						cols ? b->col_level :
+						b->level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_hashLog,
+						cols ? COL_HASHLOG :
+						b->row_hashlog)))
+		return -EIO;
+	b->zcols = cols;
 	return 0;
 }
 
@@ -102,7 +116,6 @@ bool bcn_frame_builder_last_columnar(const struct bcn_frame_builder *b)
 void bcn_frame_builder_free(struct bcn_frame_builder *b)
 {
 	ZSTD_freeCCtx(b->zctx);
-	ZSTD_freeCCtx(b->zcol);
 	bcn_col_enc_free(b->cenc);
 	bcn_buf_free(&b->cbuf);
 	bcn_buf_free(&b->recs);
@@ -531,10 +544,12 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	for (int i = 0; i < np; i++)
 		*rawlen += lens[i];
 	bcn_buf_reset(&b->zbuf);
-	if (b->zstd)
-		return build_zstd(b, (*flags & BCN_FRAME_F_COLUMNAR) && b->zcol ?
-				  b->zcol : b->zctx, head, parts, lens, np,
-				  *rawlen, plen, nc > 0);
+	if (b->zstd) {
+		ZSTD_CCtx_reset(b->zctx, ZSTD_reset_session_only);
+		rc = zstd_settings(b, *flags & BCN_FRAME_F_COLUMNAR);
+		return rc ? rc : build_zstd(b, b->zctx, head, parts, lens, np,
+					    *rawlen, plen, nc > 0);
+	}
 	if (b->level)
 		return build_zlib(b, head, parts, lens, np, *rawlen, plen);
 	rc = bcn_buf_reserve(&b->zbuf, head + *rawlen);

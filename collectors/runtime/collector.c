@@ -44,9 +44,10 @@
  * after a quiet spell) */
 #define COLUMNAR_BURST_S 10
 /* frame_codec auto: frames that may be columnar are cut at this raw size
- * (about 1,000 to 2,500 io records; the column transform's memory, 8
- * bytes a value, stays under about 400 KiB) */
-#define COLUMNAR_FRAME_MAX (32 * 1024)
+ * (beacon-clientd's own frame_bytes; the column transform holds the
+ * values as varints, about as many bytes as the rows, and its output:
+ * about twice this in all) */
+#define COLUMNAR_FRAME_MAX (256 * 1024)
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
 #define STATS_LINE_MAX 4096
