@@ -44,10 +44,12 @@
  * after a quiet spell) */
 #define COLUMNAR_BURST_S 10
 /* frame_codec auto: frames that may be columnar are cut at this raw size
- * (beacon-clientd's own frame_bytes; the column transform holds the
- * values as varints, about as many bytes as the rows, and its output:
- * about twice this in all) */
-#define COLUMNAR_FRAME_MAX (256 * 1024)
+ * (the column transform holds the values as varints, about as many bytes
+ * as the rows, and its output: about twice this in all). At 128 KiB
+ * beacon-clientd's peak memory under heavy random reads stayed where 32
+ * KiB frames with 8 bytes a value had it; at 256 KiB it grew by about
+ * 200 KiB for no fewer bytes on the DXT example (docs/clientd.md). */
+#define COLUMNAR_FRAME_MAX (128 * 1024)
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
 #define STATS_LINE_MAX 4096
