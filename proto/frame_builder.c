@@ -48,10 +48,13 @@ int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
 		return -ENOMEM;
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx,
 						ZSTD_c_compressionLevel,
-						level)))
+						level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx, ZSTD_c_hashLog,
+						b->row_hashlog)))
 		return -EINVAL;
 	b->level = level;
 	b->zstd = 1;
+	b->zcols = false;       /* the context holds the rows' settings */
 	return 0;
 }
 
@@ -63,6 +66,13 @@ int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log)
 						hash_log)))
 		return -EINVAL;
 	b->row_hashlog = hash_log;
+	/* the rows' level, in case the context held the columns' */
+	if (b->zcols &&
+	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx,
+						ZSTD_c_compressionLevel,
+						b->level)))
+		return -EINVAL;
+	b->zcols = false;
 	return 0;
 }
 

@@ -275,7 +275,7 @@ static void test_allow_switches(void **state)
 	struct bcn_buf w;
 	struct bcn_frame f;
 	struct bcn_record r;
-	size_t used, len[4];
+	size_t used, len[5];
 	uint64_t s0 = gen.state;
 
 	(void)state;
@@ -287,9 +287,13 @@ static void test_allow_switches(void **state)
 	assert_int_equal(bcn_frame_builder_columnar(&b), 0);
 	assert_int_equal(bcn_frame_builder_columnar_level(&b, 99), -EINVAL);
 	assert_int_equal(bcn_frame_builder_columnar_level(&b, 1), 0);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		bool cols = k == 1 || k == 3;
 
+		/* setting the rows' level again after a columnar frame
+		 * leaves the rows as they were */
+		if (k == 4)
+			assert_int_equal(bcn_frame_builder_zstd(&b, -2), 0);
 		bcn_buf_reset(&w);
 		gen.state = s0;
 		add_io_runs(&b, 2000);
@@ -309,6 +313,7 @@ static void test_allow_switches(void **state)
 	}
 	/* the same records: the same frame each way, columns smaller */
 	assert_int_equal(len[0], len[2]);
+	assert_int_equal(len[0], len[4]);
 	assert_int_equal(len[1], len[3]);
 	assert_true(len[1] < len[0]);
 	bcn_frame_builder_free(&b);
