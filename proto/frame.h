@@ -185,7 +185,9 @@ struct bcn_frame_builder {
 	int col_level;                  /* zstd level of columns, when
 					 * col_set */
 	bool col_set;                   /* columns have their own settings */
-	bool zcols;                     /* zctx holds the columns' settings */
+	int8_t zheld;                   /* whose settings zctx holds: 0 the
+					 * rows', 1 the columns', -1 not
+					 * known */
 	bool col_off;                   /* the next frame: rows only */
 	bool last_columnar;             /* the last frame finished was */
 };

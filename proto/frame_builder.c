@@ -54,7 +54,7 @@ int bcn_frame_builder_zstd(struct bcn_frame_builder *b, int level)
 		return -EINVAL;
 	b->level = level;
 	b->zstd = 1;
-	b->zcols = false;       /* the context holds the rows' settings */
+	b->zheld = 0;           /* the context holds the rows' settings */
 	return 0;
 }
 
@@ -67,12 +67,12 @@ int bcn_frame_builder_zstd_hashlog(struct bcn_frame_builder *b, int hash_log)
 		return -EINVAL;
 	b->row_hashlog = hash_log;
 	/* the rows' level, in case the context held the columns' */
-	if (b->zcols &&
+	if (b->zheld &&
 	    ZSTD_isError(ZSTD_CCtx_setParameter(b->zctx,
 						ZSTD_c_compressionLevel,
 						b->level)))
 		return -EINVAL;
-	b->zcols = false;
+	b->zheld = 0;
 	return 0;
 }
 
@@ -89,6 +89,8 @@ int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level)
 		return -EINVAL;
 	b->col_level = level;
 	b->col_set = true;
+	if (b->zheld == 1)
+		b->zheld = -1;  /* the next columns take the new level */
 	return 0;
 }
 
@@ -99,7 +101,7 @@ static int zstd_settings(struct bcn_frame_builder *b, bool cols)
 	ZSTD_CCtx *z = b->zctx;
 
 	cols = cols && b->col_set;
-	if (cols == b->zcols)
+	if (b->zheld == (int8_t)cols)
 		return 0;
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel,
 						cols ? b->col_level :
@@ -108,7 +110,7 @@ static int zstd_settings(struct bcn_frame_builder *b, bool cols)
 						cols ? COL_HASHLOG :
 						b->row_hashlog)))
 		return -EIO;
-	b->zcols = cols;
+	b->zheld = (int8_t)cols;
 	return 0;
 }
 

@@ -269,6 +269,20 @@ static void test_frames_same_records(void **state)
 /* With columnar payloads on and a level of their own, frames go as
  * columns while allowed and as rows (the rows' level) when not, switching
  * back and forth, with the same records; the builder says which. */
+/* The length of the columnar frame b makes of the io runs that the
+ * generator gives from state s0. */
+static size_t cols_frame_len(struct bcn_frame_builder *b, struct bcn_buf *w,
+			     uint64_t s0)
+{
+	bcn_buf_reset(w);
+	gen.state = s0;
+	add_io_runs(b, 2000);
+	bcn_frame_builder_columnar_allow(b, true);
+	assert_int_equal(bcn_frame_builder_finish(b, "cn1", 5, w), 0);
+	assert_true(bcn_frame_builder_last_columnar(b));
+	return w->len;
+}
+
 static void test_allow_switches(void **state)
 {
 	struct bcn_frame_builder b;
@@ -316,6 +330,19 @@ static void test_allow_switches(void **state)
 	assert_int_equal(len[0], len[4]);
 	assert_int_equal(len[1], len[3]);
 	assert_true(len[1] < len[0]);
+	/* a new level for the columns after a columnar frame: the next
+	 * columns are what a builder set up with it from the start writes */
+	assert_int_equal(cols_frame_len(&b, &w, s0), len[1]);
+	assert_int_equal(bcn_frame_builder_columnar_level(&b, 19), 0);
+	len[1] = cols_frame_len(&b, &w, s0);
+	bcn_frame_builder_free(&b);
+	bcn_frame_builder_init(&b, &lim, 0);
+	assert_int_equal(bcn_frame_builder_zstd(&b, -2), 0);
+	assert_int_equal(bcn_frame_builder_zstd_hashlog(&b, 10), 0);
+	assert_int_equal(bcn_frame_builder_columnar(&b), 0);
+	assert_int_equal(bcn_frame_builder_columnar_level(&b, 19), 0);
+	assert_int_equal(cols_frame_len(&b, &w, s0), len[1]);
+	assert_int_not_equal(len[1], len[3]);
 	bcn_frame_builder_free(&b);
 	bcn_buf_free(&w);
 }
