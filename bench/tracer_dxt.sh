@@ -12,8 +12,10 @@
 # and operations per record, next to gzip -9 of the bare operation list
 # with start times (op, file, offset, length, start: the issue's
 # reference, about 9 bytes per operation) and Darshan DXT's own 10.6 (the
-# issue's measurement of its log on this trace). Then bench/recode_bench
-# frames the records of the zstd runs again, with the same cuts, with each
+# issue's measurement of its log on this trace), and the daemon's frames,
+# columnar frames, CPU time and peak resident memory (its stats_file).
+# Then bench/recode_bench frames the records of the zstd runs again, with
+# the same cuts, with each
 # codec (row zstd -1, row zlib 1 and 9, columnar raw, zstd -1..19, zlib
 # 9): bytes per operation, encode CPU per record, lossless yes/no, and
 # the columnar form's bytes per column.
@@ -47,7 +49,8 @@ run() {         # NAME FLUSH_MS CODEC: one replay, its frames in $T/NAME.bin
 	local name=$1 flush=$2 codec=$3 sock="@beacon-dxt-$$-$1"
 	mkdir -p "$T/$name"
 	"$CLIENTD" --node cn0001 --output "$T/$name.bin" --tracer-socket "$sock" \
-		--frame-codec "$codec" 2> "$T/$name.log" &
+		--frame-codec "$codec" --stats-file "$T/$name.stats" \
+		2> "$T/$name.log" &
 	pid=$!
 	sleep 0.5
 	rpids=
@@ -85,6 +88,7 @@ for name in ("flush1s", "flush60s", "flush1s-columnar", "flush1s-auto"):
     replayed = int(open(f"{t}/{name}.out").read().split()[1])
     assert replayed == n, (replayed, n)
     frames = os.path.getsize(f"{t}/{name}.bin")
+    stats = json.loads(open(f"{t}/{name}.stats").read().splitlines()[-1])
     recs = data_recs = data_ops = 0
     for line in open(f"{t}/{name}.jsonl"):
         r = json.loads(line)
@@ -102,7 +106,11 @@ for name in ("flush1s", "flush60s", "flush1s-columnar", "flush1s-auto"):
                       "bytes_per_op": round(frames / n, 2),
                       "gzip9_bare_list_bytes_per_op": round(gz / n, 2),
                       "darshan_dxt_bytes_per_op_issue": 10.6,
-                      "target_bytes_per_op": 5}))
+                      "target_bytes_per_op": 5,
+                      "daemon_frames": stats["frames"],
+                      "daemon_columnar_frames": stats["columnar_frames"],
+                      "daemon_cpu_us": stats["process_cpu_us"],
+                      "daemon_VmHWM_kb": stats["VmHWM_kb"]}))
 PY_EOF
 # the same frames' records framed again with each codec, same cuts
 for name in flush1s flush60s; do
