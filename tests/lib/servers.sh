@@ -75,9 +75,14 @@ bcn_start_redis() {
 # Sets MARIADB_PID. Nothing depends on a system-wide server.
 bcn_start_mariadb() {
 	local dir=$1 port=$2 pw
-	mkdir -p "$dir"
+	# a temporary directory of its own: a MariaDB server, bootstrap
+	# included, deletes every #sql* file in its tmpdir when it starts,
+	# and with the default /tmp that was another test's server's
+	# temporary tables (two tests starting at once failed to install)
+	mkdir -p "$dir/tmp"
 	mariadb-install-db --no-defaults --datadir="$dir/data" --user="$(id -un)" \
 		--skip-test-db --auth-root-authentication-method=socket \
+		--tmpdir="$dir/tmp" \
 		> "$dir/install.out" 2>&1 || { cat "$dir/install.out" >&2; return 1; }
 	# A server that exits before it listens (a transient failure under a
 	# loaded machine: a port another program took, an InnoDB start that
@@ -87,6 +92,7 @@ bcn_start_mariadb() {
 		mariadbd --no-defaults --datadir="$dir/data" --socket="$dir/sock" \
 			--port="$port" --bind-address=127.0.0.1 --user="$(id -un)" \
 			--pid-file="$dir/pid" --log-error="$dir/mariadb.err" --skip-log-bin \
+			--tmpdir="$dir/tmp" \
 			--innodb-buffer-pool-size=16M --innodb-log-file-size=8M \
 			--skip-name-resolve 2> "$dir/mariadbd.out" &
 		MARIADB_PID=$!

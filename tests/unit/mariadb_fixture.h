@@ -94,7 +94,7 @@ static inline long long mdb_value(struct mdb *m, const char *query)
 /* Starts the server. Returns 0, or -1 (message on stderr). */
 static inline int mdb_start(struct mdb *m)
 {
-	char cmd[1024], sock[300], pw[65], pwfile[300], grant[400];
+	char cmd[2048], sock[300], pw[65], pwfile[300], grant[400];
 	const char *setup[4];
 	unsigned char rnd[32];
 	int port = mdb_free_port();
@@ -104,10 +104,15 @@ static inline int mdb_start(struct mdb *m)
 	snprintf(m->dir, sizeof(m->dir), "/tmp/bcn-mdb-XXXXXX");
 	if (port < 0 || !mkdtemp(m->dir))
 		return -1;
-	snprintf(cmd, sizeof(cmd), "mariadb-install-db --no-defaults "
+	/* a tmpdir of its own: a server deletes every #sql* file in its
+	 * tmpdir when it starts (with /tmp, another test's server's
+	 * temporary tables) */
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/tmp && "
+		 "mariadb-install-db --no-defaults "
 		 "--datadir=%s/data --user=$(id -un) --skip-test-db "
+		 "--tmpdir=%s/tmp "
 		 "--auth-root-authentication-method=socket >%s/install.log 2>&1",
-		 m->dir, m->dir);
+		 m->dir, m->dir, m->dir, m->dir);
 	if (system(cmd)) {
 		fprintf(stderr, "mdb: mariadb-install-db failed (%s/install.log)\n",
 			m->dir);
@@ -116,7 +121,7 @@ static inline int mdb_start(struct mdb *m)
 	snprintf(sock, sizeof(sock), "%s/sock", m->dir);
 	m->pid = fork();
 	if (m->pid == 0) {
-		char a[6][320];
+		char a[7][320];
 
 		snprintf(a[0], 320, "--datadir=%s/data", m->dir);
 		snprintf(a[1], 320, "--socket=%s", sock);
@@ -124,8 +129,9 @@ static inline int mdb_start(struct mdb *m)
 		snprintf(a[3], 320, "--pid-file=%s/pid", m->dir);
 		snprintf(a[4], 320, "--log-error=%s/err.log", m->dir);
 		snprintf(a[5], 320, "--user=%s", getenv("USER") ? getenv("USER") : "root");
+		snprintf(a[6], 320, "--tmpdir=%s/tmp", m->dir);
 		execlp("mariadbd", "mariadbd", "--no-defaults", a[0], a[1], a[2],
-		       a[3], a[4], a[5], "--bind-address=127.0.0.1",
+		       a[3], a[4], a[5], a[6], "--bind-address=127.0.0.1",
 		       "--skip-log-bin", "--innodb-buffer-pool-size=16M",
 		       "--innodb-log-file-size=8M", "--skip-name-resolve",
 		       (char *)NULL);
