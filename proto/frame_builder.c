@@ -428,14 +428,16 @@ static void builder_reset(struct bcn_frame_builder *b)
 }
 
 /* The np parts of the raw payload (raw bytes in all) as one zstd frame
- * (its content size in its header), compressed by z, into b->zbuf after
- * head; with blocks,
- * each part ends a zstd block (ZSTD_e_flush), so that parts of unlike
- * bytes (columns, bcn_col_enc_cuts) get literal tables of their own. */
-static int build_zstd(struct bcn_frame_builder *b, ZSTD_CCtx *z, size_t head,
+ * (its content size in its header), compressed by b->zctx with the
+ * columns' settings (cols) or the rows', into b->zbuf after head; with
+ * blocks, each part ends a zstd block (ZSTD_e_flush), so that parts of
+ * unlike bytes (columns, bcn_col_enc_cuts) get literal tables of their
+ * own. */
+static int build_zstd(struct bcn_frame_builder *b, bool cols, size_t head,
 		      const uint8_t *const *parts, const size_t *lens, int np,
 		      size_t raw, size_t *plen, bool blocks)
 {
+	ZSTD_CCtx *z = b->zctx;
 	size_t bound = ZSTD_compressBound(raw), r;
 	ZSTD_outBuffer out;
 	ZSTD_inBuffer in;
@@ -445,6 +447,9 @@ static int build_zstd(struct bcn_frame_builder *b, ZSTD_CCtx *z, size_t head,
 	if (rc)
 		return rc;
 	ZSTD_CCtx_reset(z, ZSTD_reset_session_only);
+	rc = zstd_settings(b, cols);
+	if (rc)
+		return rc;
 	if (ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(z, raw)))
 		return -EIO;
 	out = (ZSTD_outBuffer){ b->zbuf.data + head, bound, 0 };
@@ -556,12 +561,9 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	for (int i = 0; i < np; i++)
 		*rawlen += lens[i];
 	bcn_buf_reset(&b->zbuf);
-	if (b->zstd) {
-		ZSTD_CCtx_reset(b->zctx, ZSTD_reset_session_only);
-		rc = zstd_settings(b, *flags & BCN_FRAME_F_COLUMNAR);
-		return rc ? rc : build_zstd(b, b->zctx, head, parts, lens, np,
-					    *rawlen, plen, nc > 0);
-	}
+	if (b->zstd)
+		return build_zstd(b, *flags & BCN_FRAME_F_COLUMNAR, head, parts,
+				  lens, np, *rawlen, plen, nc > 0);
 	if (b->level)
 		return build_zlib(b, head, parts, lens, np, *rawlen, plen);
 	rc = bcn_buf_reserve(&b->zbuf, head + *rawlen);
