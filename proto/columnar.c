@@ -66,14 +66,18 @@ struct predict {
  * KiB may go columnar in little memory), and what choosing a mode needs,
  * kept as they come. */
 struct col {
-	uint8_t *b;             /* the varints */
+	uint8_t *b;             /* the varints (none while same) */
 	size_t len, cap;        /* bytes of them, and of room */
 	size_t delta;           /* bytes the zigzag deltas would take */
 	uint64_t first, last;   /* the first and the latest value */
 	uint32_t n;
-	bool same;              /* every value is the first */
-	size_t bytes;           /* encoded, for bcn_col_enc_stats */
+	bool same;              /* every value is the first: only n counts
+				 * them (most columns of io records) */
 	uint8_t mode;
+	size_t bytes;           /* encoded, for bcn_col_enc_stats */
+	/* values whose plain ([0]) and delta ([1]) varints take more than
+	 * k bytes: the sizes of the transposed streams */
+	uint32_t over[2][BCN_VARINT_MAX];
 };
 
 struct bcn_col_enc {
@@ -345,8 +349,11 @@ void bcn_col_enc_free(struct bcn_col_enc *e)
 
 static inline size_t varint_len(uint64_t v)
 {
-	/* 7 bits a byte: bits needed (at least 1), rounded up */
-	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
+	/* 7 bits a byte: bits needed (at least 1), rounded up; (b + 6) *
+	 * 37 >> 8 is (b + 6) / 7 for every b up to 64 */
+	unsigned bits = 64u - (unsigned)__builtin_clzll(v | 1);
+
+	return ((bits + 6) * 37) >> 8;
 }
 
 /* Doubles c's room (out of col_push's way: it is rare). */
@@ -369,20 +376,71 @@ static void col_reset(struct col *c)
 	c->n = 0;
 	c->same = true;
 	c->bytes = 0;
+	memset(c->over, 0, sizeof(c->over));
+}
+
+/* Counts v's plain or delta (d) varint of vl bytes in c->over. */
+static inline void col_count(struct col *c, int d, size_t vl)
+{
+	for (size_t k = 1; k < vl; k++)
+		c->over[d][k]++;
+}
+
+/* Appends v, its zigzag delta of dl bytes, to c's varints. */
+static inline int col_put_one(struct col *c, uint64_t v, size_t dl)
+{
+	size_t pl;
+
+	if (c->cap - c->len < BCN_VARINT_MAX && col_grow(c))
+		return -ENOMEM;
+	if (v < 0x80) {
+		c->b[c->len++] = (uint8_t)v;
+		pl = 1;
+	} else {
+		pl = bcn_varint_put(c->b + c->len, v);
+		c->len += pl;
+		col_count(c, 0, pl);
+	}
+	c->delta += dl;
+	col_count(c, 1, dl);
+	return 0;
+}
+
+/* Ends c's run of equal values: writes the n copies of the first that
+ * were only counted, as col_push would have one by one. */
+static __attribute__((noinline)) int col_unsame(struct col *c)
+{
+	uint32_t n = c->n;
+
+	c->same = false;
+	c->n = 0;
+	c->last = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (col_put_one(c, c->first,
+				varint_len(bcn_zigzag((int64_t)(c->first -
+								c->last)))))
+			return -ENOMEM;
+		c->last = c->first;
+		c->n++;
+	}
+	return 0;
 }
 
 static inline int col_push(struct col *c, uint64_t v)
 {
-	if (c->cap - c->len < BCN_VARINT_MAX && col_grow(c))
+	if (c->same) {
+		if (!c->n)
+			c->first = v;
+		if (v == c->first) {    /* counted, not written */
+			c->last = v;
+			c->n++;
+			return 0;
+		}
+		if (col_unsame(c))
+			return -ENOMEM;
+	}
+	if (col_put_one(c, v, varint_len(bcn_zigzag((int64_t)(v - c->last)))))
 		return -ENOMEM;
-	if (v < 0x80)
-		c->b[c->len++] = (uint8_t)v;
-	else
-		c->len += bcn_varint_put(c->b + c->len, v);
-	c->delta += varint_len(bcn_zigzag((int64_t)(v - c->last)));
-	if (!c->n)
-		c->first = v;
-	c->same = c->same && v == c->first;
 	c->last = v;
 	c->n++;
 	return 0;
@@ -470,10 +528,13 @@ static unsigned estimate(struct bcn_col_enc *e, const struct col *c)
 
 	memset(e->hist, 0, sizeof(e->hist));
 	memset(nt, 0, sizeof(nt));
-	for (uint32_t i = 0; i < c->n; i++, prev = v) {
+	for (uint32_t i = 0, skip = 0; i < c->n; i++, prev = v) {
 		v = col_next(&p);
-		if (i % step)
+		if (skip) {     /* (a count down: no division a value) */
+			skip--;
 			continue;
+		}
+		skip = step - 1;
 		count_varint(h[0], nt[0], v);
 		count_varint(h[1], nt[1], bcn_zigzag((int64_t)(v - prev)));
 	}
@@ -529,10 +590,9 @@ static size_t col_choose(struct bcn_col_enc *e, struct col *c)
 static void col_put(const struct col *c, uint8_t *p)
 {
 	uint8_t *at[BCN_VARINT_MAX], tmp[BCN_VARINT_MAX];
-	uint32_t nt[BCN_VARINT_MAX] = { 0 };
 	const uint8_t *q;
 	uint64_t prev = 0, v, x;
-	bool d = c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA;
+	int d = c->mode == BCN_COL_DELTA || c->mode == BCN_COL_TDELTA;
 	bool t = c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA;
 
 	if (c->mode == BCN_COL_CONST) {
@@ -543,19 +603,19 @@ static void col_put(const struct col *c, uint8_t *p)
 		memcpy(p, c->b, c->len);
 		return;
 	}
-	q = c->b;
-	for (uint32_t i = 0; t && i < c->n; i++) {
-		x = col_next(&q);
-		v = d ? bcn_zigzag((int64_t)(x - prev)) : x;
-		prev = x;
-		for (size_t k = 0; k < varint_len(v); k++)
-			nt[k]++;
-	}
+	/* stream 0 holds a byte of every value, stream k one of every
+	 * value of more than k bytes */
 	at[0] = p;
 	for (unsigned k = 1; k < BCN_VARINT_MAX; k++)
-		at[k] = at[k - 1] + nt[k - 1];
-	prev = 0;
+		at[k] = at[k - 1] + (k == 1 ? c->n : c->over[d][k - 1]);
 	q = c->b;
+	if (t && !d) {          /* the kept varints' bytes, dealt out */
+		for (unsigned k = 0; q < c->b + c->len; q++) {
+			*at[k]++ = *q;
+			k = *q & 0x80 ? k + 1 : 0;
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < c->n; i++) {
 		x = col_next(&q);
 		v = d ? bcn_zigzag((int64_t)(x - prev)) : x;

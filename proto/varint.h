@@ -40,6 +40,22 @@ static inline int bcn_varint_get(const uint8_t **p, const uint8_t *end,
 	uint64_t r = 0;
 	unsigned shift = 0;
 
+	if (end - q >= BCN_VARINT_MAX) {
+		/* room for the longest: no end check at each byte */
+		for (unsigned i = 0; i < BCN_VARINT_MAX - 1; i++) {
+			r |= (uint64_t)(q[i] & 0x7f) << (7 * i);
+			if (!(q[i] & 0x80)) {
+				*p = q + i + 1;
+				*v = r;
+				return 0;
+			}
+		}
+		if (q[BCN_VARINT_MAX - 1] > 1)
+			return -1;      /* past 64 bits */
+		*p = q + BCN_VARINT_MAX;
+		*v = r | (uint64_t)q[BCN_VARINT_MAX - 1] << 63;
+		return 0;
+	}
 	while (q < end) {
 		uint8_t b = *q++;
 

@@ -777,6 +777,62 @@ static void test_varint_edges(void **state)
 	assert_int_equal(bcn_varint_get(&p, over + 10, &out), -1);
 }
 
+/* The rule bcn_varint_get follows, one byte at a time: 0 and the bytes
+ * taken, or -1 (the input ends inside the varint, or it passes 64 bits). */
+static int varint_ref(const uint8_t *p, size_t len, uint64_t *v, size_t *used)
+{
+	uint64_t r = 0;
+
+	for (size_t i = 0; i < len && i < BCN_VARINT_MAX; i++) {
+		if (i == BCN_VARINT_MAX - 1 && p[i] > 1)
+			return -1;
+		r |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = r;
+			*used = i + 1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* With room for the longest varint bcn_varint_get takes a path without
+ * an end check at each byte: both paths agree with the rule on every
+ * input, at every length up to and past BCN_VARINT_MAX. */
+static void test_varint_paths(void **state)
+{
+	uint8_t buf[BCN_VARINT_MAX + 4];
+	uint32_t x = 12345;
+
+	(void)state;
+	for (int round = 0; round < 200000; round++) {
+		/* bytes mostly with the continuation bit, ending anywhere */
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			x = x * 1103515245u + 12345u;
+			buf[i] = (uint8_t)(x >> 16);
+			if ((x >> 8) % 5)
+				buf[i] |= 0x80;
+			else if ((x >> 12) % 3 == 0)
+				buf[i] &= 0x03;
+		}
+		for (size_t len = 0; len <= sizeof(buf); len++) {
+			const uint8_t *p = buf;
+			uint64_t got = 0, want = 0;
+			size_t used = 0;
+			int rc = bcn_varint_get(&p, buf + len, &got);
+			int ref = varint_ref(buf, len, &want, &used);
+
+			assert_int_equal(rc, ref);
+			if (rc == 0) {
+				assert_true(got == want);
+				assert_ptr_equal(p, buf + used);
+			} else {
+				assert_ptr_equal(p, buf);
+			}
+		}
+	}
+}
+
 static void test_json_and_ops(void **state)
 {
 	struct bcn_record r;
@@ -923,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_builder_refuses_in_place),
 		cmocka_unit_test(test_string_table_dedup),
 		cmocka_unit_test(test_varint_edges),
+		cmocka_unit_test(test_varint_paths),
 		cmocka_unit_test(test_json_and_ops),
 		cmocka_unit_test(test_resync),
 		cmocka_unit_test(test_pack_unpack),
