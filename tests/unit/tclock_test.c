@@ -67,6 +67,46 @@ static void test_calibration(void **state)
 	assert_true(bcn_tclock_at(&c, C0 + GHZ26(3 * SEC), &ns));
 }
 
+/* A thread calibrates over two intervals of BCN_TCLOCK_MIN_NS, measures
+ * again BCN_TCLOCK_SETTLE_NS later, then every interval; anchors each
+ * misplaced by 20 ns (the clock read between two counter readings) give
+ * times within a microsecond meanwhile. */
+static void test_fast_calibration(void **state)
+{
+	struct bcn_tclock c;
+	int64_t ns = 0, at;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	anchor_at(&c, 0);
+	at = BCN_TCLOCK_MIN_NS + 100;
+	bcn_tclock_anchor(&c, C0 + GHZ26(at), T0 + at + 20);
+	assert_false(bcn_tclock_ready(&c));
+	at += BCN_TCLOCK_MIN_NS + 100;
+	bcn_tclock_anchor(&c, C0 + GHZ26(at), T0 + at - 20);
+	assert_true(bcn_tclock_ready(&c));
+	for (int64_t d = 0; d < BCN_TCLOCK_SETTLE_NS; d += 999983) {
+		assert_true(bcn_tclock_at(&c, C0 + GHZ26(at + d), &ns));
+		assert_near(ns, T0 + at + d, 1000);
+	}
+	/* a rate of a short interval: measured again after SETTLE_NS, not
+	 * after the interval asked for */
+	assert_false(bcn_tclock_due(&c, c.at_ns + BCN_TCLOCK_SETTLE_NS - 1,
+				    SEC));
+	assert_true(bcn_tclock_due(&c, c.at_ns + BCN_TCLOCK_SETTLE_NS, SEC));
+	/* unless the interval asked for is shorter */
+	assert_true(bcn_tclock_due(&c, c.at_ns + BCN_TCLOCK_MIN_NS,
+				   BCN_TCLOCK_MIN_NS));
+	at += BCN_TCLOCK_SETTLE_NS;
+	anchor_at(&c, at);
+	assert_true(bcn_tclock_ready(&c));
+	assert_false(bcn_tclock_due(&c, T0 + at + BCN_TCLOCK_SETTLE_NS, SEC));
+	assert_true(bcn_tclock_due(&c, T0 + at + SEC, SEC));
+	assert_true(bcn_tclock_at(&c, C0 + GHZ26(at + SEC / 2), &ns));
+	/* (0.2 ppm: the start of that interval was 20 ns off) */
+	assert_near(ns, T0 + at + SEC / 2, 200);
+}
+
 static void test_short_interval(void **state)
 {
 	struct bcn_tclock c, before;
@@ -158,6 +198,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_calibration),
+		cmocka_unit_test(test_fast_calibration),
 		cmocka_unit_test(test_short_interval),
 		cmocka_unit_test(test_clock_step),
 		cmocka_unit_test(test_implausible),

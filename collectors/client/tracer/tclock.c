@@ -42,6 +42,7 @@ void bcn_tclock_anchor(struct bcn_tclock *c, uint64_t tsc, int64_t ns)
 	/* a rate is used only when the interval before gave the same */
 	c->mult = agree(m, c->prev_mult) ? m : 0;
 	c->prev_mult = m;
+	c->measured = c->at ? ns - c->at_ns : 0;
 	c->at = tsc;
 	c->at_ns = ns;
 	c->span = c->mult ? (uint64_t)(((unsigned __int128)

@@ -8,11 +8,12 @@
  *   ns = anchor_ns + (counter - anchor_counter) * mult / 2^32
  *
  * with mult measured over the last interval between anchors (the first
- * ones a tenth of a second long, then about a second). A rate is used
- * only when the interval before it gave the same rate within
+ * ones a hundredth of a second long, so that a process uses the counter
+ * from its first fiftieth of a second on, then about a second). A rate
+ * is used only when the interval before it gave the same rate within
  * BCN_TCLOCK_AGREE_PPM (so a clock step or a migration in between is
- * never extrapolated), and a reading more than BCN_TCLOCK_SPAN_NS past the
- * anchor is not converted: the caller reads clock_gettime instead. The
+ * never extrapolated), and a reading more than BCN_TCLOCK_SPAN_NS past
+ * the anchor is not converted: the caller reads clock_gettime instead. The
  * state machine is pure (readings come in as arguments) so that tests
  * can drive it; the tracer uses it only where the kernel's own clock
  * source is the counter (bcn_tclock_usable). */
@@ -22,9 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define BCN_TCLOCK_MIN_NS 100000000LL   /* shortest calibration interval */
+#define BCN_TCLOCK_MIN_NS 10000000LL    /* shortest calibration interval */
 #define BCN_TCLOCK_SPAN_NS 2000000000LL /* longest extrapolation */
 #define BCN_TCLOCK_AGREE_PPM 200        /* two rates agree within */
+/* a rate measured over a shorter interval is measured again after this
+ * long: extrapolated no further than that (a few ppm, a microsecond or
+ * less), before the interval the caller asks for */
+#define BCN_TCLOCK_SETTLE_NS 100000000LL
 
 struct bcn_tclock {
 	uint64_t gen;           /* odd while the fields change */
@@ -34,6 +39,7 @@ struct bcn_tclock {
 	uint64_t span;          /* ticks a reading may be past the anchor */
 	uint64_t prev_mult;     /* the last interval's rate, unconfirmed */
 	int64_t last;           /* the last time handed out */
+	int64_t measured;       /* ns of the interval mult comes from */
 };
 
 /* Takes the reading pair (counter tsc, clock ns) as the new anchor and
@@ -46,14 +52,22 @@ struct bcn_tclock {
 void bcn_tclock_anchor(struct bcn_tclock *c, uint64_t tsc, int64_t ns);
 
 /* Whether it is time to call bcn_tclock_anchor again at the time now_ns:
- * c has no anchor yet, or its anchor is older than interval_ns, or than
- * BCN_TCLOCK_MIN_NS while c has no rate (a thread calibrates in its first
- * two tenths of a second, then anchors every interval_ns). */
+ * c has no anchor yet, or its anchor is older than BCN_TCLOCK_MIN_NS
+ * while c has no rate (a thread calibrates in its first two hundredths of
+ * a second), than BCN_TCLOCK_SETTLE_NS (at most interval_ns) while its
+ * rate comes from an interval shorter than that, else than
+ * interval_ns. */
 static inline bool bcn_tclock_due(const struct bcn_tclock *c,
 				  int64_t now_ns, int64_t interval_ns)
 {
-	return !c->at || now_ns - c->at_ns >= (c->mult ? interval_ns :
-					       BCN_TCLOCK_MIN_NS);
+	int64_t every = interval_ns;
+
+	if (!c->mult)
+		every = BCN_TCLOCK_MIN_NS;
+	else if (c->measured < BCN_TCLOCK_SETTLE_NS &&
+		 interval_ns > BCN_TCLOCK_SETTLE_NS)
+		every = BCN_TCLOCK_SETTLE_NS;
+	return !c->at || now_ns - c->at_ns >= every;
 }
 
 /* Whether c can convert now (a confirmed rate, no change in progress):
