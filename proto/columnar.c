@@ -819,7 +819,8 @@ static int col_get(void *ctx, unsigned type, unsigned slot, uint64_t *v)
 	if (c->mode == BCN_COL_TPLAIN || c->mode == BCN_COL_TDELTA) {
 		/* dir_entry sized the streams: each holds a byte for every
 		 * continued byte of the one before */
-		uint8_t tmp[BCN_VARINT_MAX];
+		uint8_t tmp[BCN_VARINT_MAX] = { 0 };    /* (for the compiler:
+							 * k bytes are read) */
 		const uint8_t *q = tmp;
 		unsigned k = 0;
 

@@ -32,7 +32,8 @@ static const struct bcn_config_opt clientd_options[] = {
 	BCN_TSOCK_CONFIG_OPTIONS(struct clientd_conf, tracer),
 	BCN_LWFS_CONFIG_OPTIONS(struct clientd_conf, lwfs),
 	BCN_PROCMON_CONFIG_OPTIONS(struct clientd_conf, proc),
-	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(struct clientd_conf, cc, "256K"),
+	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(struct clientd_conf, cc, "256K",
+					   "5s"),
 	{ .name = NULL }
 };
 

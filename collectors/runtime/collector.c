@@ -77,6 +77,8 @@ struct bcn_collector {
 	int64_t col_credit;             /* frame_codec auto: ns of CPU time
 					 * columns may still take */
 	int64_t col_refilled;           /* monotonic ns of its last refill */
+	int64_t frame_t0;               /* monotonic ns of the first record
+					 * of the frame being built */
 	struct bcn_buf obuf;            /* one finished frame (--output) */
 	struct bcn_collector_stats st;
 	const char *prog;               /* the daemon's name */
@@ -371,6 +373,8 @@ static int add_record(struct bcn_collector *c, const struct bcn_record *r,
 
 	if (!c->have_b && builder_reset(c))
 		return -ENOMEM;
+	if (bcn_frame_builder_count(&c->b) == 0)
+		c->frame_t0 = mono_ns();
 	if (bcn_frame_builder_size(&c->b) >= c->frame_cut) {
 		rc = cut_frame(c);
 		if (rc)
@@ -451,7 +455,19 @@ bool bcn_collector_last_sample(const struct bcn_collector *c)
 	       (c->cc->count && c->st.samples + 1 >= c->cc->count);
 }
 
-/* Takes one sample closing [t, t + dur) and sends its frames. */
+/* Whether the frame being built goes at the end of this sample: each
+ * sample's does without frame_age; else the first sample frame_age after
+ * its first record's arrival, the last sample and one on stop do. */
+static bool frame_due(const struct bcn_collector *c)
+{
+	int64_t age = c->cc->frame_age_ms * NS_PER_MS;
+
+	return age <= 0 || stop_requested || bcn_collector_last_sample(c) ||
+	       mono_ns() - c->frame_t0 >= age;
+}
+
+/* Takes one sample closing [t, t + dur) and sends its frames (or holds
+ * them for the next samples': frame_due). */
 static void take_sample(struct bcn_collector *c,
 			const struct bcn_collector_ops *ops, void *state,
 			int64_t t, int64_t dur)
@@ -467,7 +483,8 @@ static void take_sample(struct bcn_collector *c,
 		bcn_complain(&c->sample_c, BCN_LOG_ERR, "sample failed: %s",
 			     bcn_strerror(rc));
 	}
-	cut_frame(c);
+	if (frame_due(c))
+		cut_frame(c);
 	if (c->skipped_now) {
 		c->st.skipped_lines += c->skipped_now;
 		bcn_complain(&c->skip_c, BCN_LOG_WARNING, "sample %" PRIu64
@@ -796,6 +813,7 @@ static int run(struct bcn_collector *c, const char *prog,
 	}
 	if (ops->fini)
 		ops->fini(state);
+	cut_frame(c);           /* records held (frame_age), or fini's */
 	close_sink(c);
 	write_stats(c, prog);
 	BCN_NOTICE("stopped after %" PRIu64 " samples: %" PRIu64 " records, %"

@@ -39,6 +39,10 @@ struct bcn_collector_conf {
 	uint64_t count;                         /* samples; 0: run forever */
 	char output[BCN_COLLECTOR_PATH_MAX];    /* "": send; "-": stdout */
 	uint64_t frame_bytes;                   /* cut frames above this */
+	int64_t frame_age_ms;                   /* hold records for the
+						 * next samples' frame up to
+						 * this long; 0: a frame each
+						 * sample */
 	int64_t flush_timeout_ms;               /* on exit, wait for ACKs */
 	char stats_file[BCN_COLLECTOR_PATH_MAX];/* "": none; "-": stderr */
 	int64_t health_interval_ms;             /* health records; 0: none */
@@ -73,17 +77,20 @@ extern const char *const bcn_collector_codecs[];
  *		{ .name = NULL }
  *	};
  *
- * Keys: root, node, interval, count, output, frame_bytes, flush_timeout,
+ * Keys: root, node, interval, count, output, frame_bytes, frame_age,
+ * flush_timeout,
  * stats_file, health_interval, frame_codec, frame_columnar_cpu,
  * frame_zstd_level, log_level, log_dest and the
  * sender's (BCN_SENDER_CONFIG_OPTS:
  * shardmap, server, key_file, send_*). */
 #define BCN_COLLECTOR_CONFIG_OPTIONS(type, m) \
-	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, "1M")
+	BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, "1M", "0")
 
-/* The same with another default for frame_bytes (beacon-clientd keeps
- * its frames small: its records arrive all the time, not once a tick). */
-#define BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, frame_def) \
+/* The same with other defaults for frame_bytes and frame_age
+ * (beacon-clientd keeps its frames small, its records arriving all the
+ * time rather than once a tick, and holds them a few seconds: a frame a
+ * second of a few traced operations was mostly the frame's own costs). */
+#define BCN_COLLECTOR_CONFIG_OPTIONS_FRAME(type, m, frame_def, age_def) \
 	{ "root", BCN_CFG_PATH, BCN_CFG_MEMBER(type, m.root), .min = 1, \
 	  .def = "/", \
 	  .help = "Read /proc, /sys and /sys/kernel/debug below this " \
@@ -105,6 +112,12 @@ extern const char *const bcn_collector_codecs[];
 	  .min = 4096, .max = 8u << 20, .def = frame_def, \
 	  .help = "Cut a sample's records into frames of about this many " \
 		  "uncompressed bytes." }, \
+	{ "frame_age", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.frame_age_ms), \
+	  .min = 0, .max = 60000, .def = age_def, \
+	  .help = "Hold a sample's records for the frames of the next " \
+		  "samples up to this long (a frame goes when it reaches " \
+		  "frame_bytes, at the first sample this long after its " \
+		  "first record, and at exit; 0: a frame each sample)." }, \
 	{ "flush_timeout", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.flush_timeout_ms), .min = 0, \
 	  .max = 3600000, .def = "5s", \

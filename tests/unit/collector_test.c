@@ -362,6 +362,40 @@ static void test_loop_cut(void **state)
 	unlink(out);
 }
 
+/* With frame_age the samples' records wait for the frame of a later
+ * sample: a minute holds all four samples' records in the frame the last
+ * sample sends, in order; 0 sends a frame each sample. */
+static void test_loop_age(void **state)
+{
+	static struct fake_conf conf;
+	static struct fake_state s;
+	static struct decoded d[2];
+	static const char *const age[2] = { "1m", "0" };
+	char out[64];
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		char *argv[] = { "fake", "--node", "sw1", "--count", "4",
+				 "--interval", "10ms", "--output", out,
+				 "--per-sample", "50", "--frame-age",
+				 (char *)age[k], "--log-level", "error", NULL };
+
+		temp_path(out, sizeof(out), "age");
+		assert_int_equal(run_main(&conf, &s, argv), 0);
+		decode_file(out, &d[k]);
+		unlink(out);
+		assert_int_equal(d[k].nrecs, 200);
+	}
+	assert_int_equal(conf.cc.frame_age_ms, 0);
+	assert_int_equal(d[0].nframes, 1);
+	assert_int_equal(d[0].count[0], 200);
+	assert_int_equal(d[1].nframes, 4);
+	for (size_t i = 0; i < 200; i++) {
+		assert_int_equal(d[0].port[i], (i / 50) * 100000 + i % 50);
+		assert_int_equal(d[0].port[i], d[1].port[i]);
+	}
+}
+
 /* Without --node the host name is the node. */
 static void test_default_node(void **state)
 {
@@ -461,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_loop_codec),
 		cmocka_unit_test(test_loop_auto),
 		cmocka_unit_test(test_loop_cut),
+		cmocka_unit_test(test_loop_age),
 		cmocka_unit_test(test_default_node),
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_help),
