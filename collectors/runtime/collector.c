@@ -366,6 +366,13 @@ static int bad_record(struct bcn_collector *c, const struct bcn_record *r,
  * *counter when added. Returns 0 or the failure (counted, logged). The
  * builder checks each record (bcn_record_check) before anything else:
  * checking here too was a tenth of beacon-clientd's time. */
+/* Notes when the frame being built got its first record (frame_age). */
+static void note_start(struct bcn_collector *c)
+{
+	if (bcn_frame_builder_count(&c->b) == 0)
+		c->frame_t0 = mono_ns();
+}
+
 static int add_record(struct bcn_collector *c, const struct bcn_record *r,
 		      uint64_t *counter)
 {
@@ -373,13 +380,12 @@ static int add_record(struct bcn_collector *c, const struct bcn_record *r,
 
 	if (!c->have_b && builder_reset(c))
 		return -ENOMEM;
-	if (bcn_frame_builder_count(&c->b) == 0)
-		c->frame_t0 = mono_ns();
 	if (bcn_frame_builder_size(&c->b) >= c->frame_cut) {
 		rc = cut_frame(c);
 		if (rc)
 			return rc;
 	}
+	note_start(c);
 	rc = bcn_frame_builder_add(&c->b, r);
 	if (rc == -BCN_ERANGE)
 		return bad_record(c, r, rc);
@@ -387,6 +393,7 @@ static int add_record(struct bcn_collector *c, const struct bcn_record *r,
 		rc = cut_frame(c);
 		if (rc)
 			return rc;      /* counted and logged by cut_frame */
+		note_start(c);
 		rc = bcn_frame_builder_add(&c->b, r);
 	}
 	if (rc) {
