@@ -362,10 +362,6 @@ static int bad_record(struct bcn_collector *c, const struct bcn_record *r,
 	return rc;
 }
 
-/* Adds r to the current frame, cutting it first when full; counts r in
- * *counter when added. Returns 0 or the failure (counted, logged). The
- * builder checks each record (bcn_record_check) before anything else:
- * checking here too was a tenth of beacon-clientd's time. */
 /* Notes when the frame being built got its first record (frame_age). */
 static void note_start(struct bcn_collector *c)
 {
@@ -373,6 +369,10 @@ static void note_start(struct bcn_collector *c)
 		c->frame_t0 = mono_ns();
 }
 
+/* Adds r to the current frame, cutting it first when full; counts r in
+ * *counter when added. Returns 0 or the failure (counted, logged). The
+ * builder checks each record (bcn_record_check) before anything else:
+ * checking here too was a tenth of beacon-clientd's time. */
 static int add_record(struct bcn_collector *c, const struct bcn_record *r,
 		      uint64_t *counter)
 {
