@@ -389,15 +389,13 @@ static inline void col_count(struct col *c, int d, size_t vl)
 /* Appends v, its zigzag delta of dl bytes, to c's varints. */
 static inline int col_put_one(struct col *c, uint64_t v, size_t dl)
 {
-	size_t pl;
-
 	if (c->cap - c->len < BCN_VARINT_MAX && col_grow(c))
 		return -ENOMEM;
 	if (v < 0x80) {
 		c->b[c->len++] = (uint8_t)v;
-		pl = 1;
 	} else {
-		pl = bcn_varint_put(c->b + c->len, v);
+		size_t pl = bcn_varint_put(c->b + c->len, v);
+
 		c->len += pl;
 		col_count(c, 0, pl);
 	}

@@ -481,19 +481,22 @@ static void send_queue(struct thr *t, bool final, int64_t deadline)
 	}
 }
 
-/* Seals the datagram being filled (if it has records), sends what the
- * socket takes and starts a new datagram, dropping the oldest sealed one
- * when the queue is full. With nothing left queued the new datagram is
- * the first buffer again, so that the others stay untouched (and out of
- * resident memory) unless the daemon falls behind. */
-static void seal(struct thr *t, bool final, int64_t deadline)
+/* Seals the datagram being filled (if it has records) and starts a new
+ * one, dropping the oldest sealed one when the queue is full. The sealed
+ * ones go, as far as the socket takes them, when there are
+ * BCN_TRACE_SEND_BATCH of them or when now is set (a flush, the end).
+ * With nothing left queued the new datagram is the first buffer again, so
+ * that the others stay untouched (and out of resident memory) unless the
+ * thread does enough I/O to fill a batch or the daemon falls behind. */
+static void seal(struct thr *t, bool now, bool final, int64_t deadline)
 {
 	uint8_t *buf;
 	struct dgram *d = cur(t, &buf);
 
 	if (d->nrec)
 		t->nq++;
-	send_queue(t, final, deadline);
+	if (now || t->nq >= BCN_TRACE_SEND_BATCH)
+		send_queue(t, final, deadline);
 	if (t->nq == BCN_TRACE_QUEUE) {
 		atomic_fetch_add(&g.dropped, t->dg[t->head].ops);
 		t->head = (t->head + 1) % BCN_TRACE_QUEUE;
@@ -528,7 +531,7 @@ static void put_rec(struct thr *t, const struct bcn_iorun *run,
 	struct dgram *d = cur(t, &buf);
 
 	if (d->len + n > BCN_TMSG_MAX) {
-		seal(t, false, 0);
+		seal(t, false, false, 0);
 		d = cur(t, &buf);
 	}
 	d->len += bcn_tmsg_put_rec(buf + d->len, run, path, plen);
@@ -620,7 +623,7 @@ static void thr_put(struct thr *t)
 static void thr_flush_end(struct thr *t, bool final, int64_t deadline)
 {
 	bcn_iorun_flush(&t->x);
-	seal(t, final, deadline);
+	seal(t, true, final, deadline);
 	send_queue(t, final, deadline);
 	drop_queued(t);
 }
@@ -632,7 +635,7 @@ static void maybe_flush(struct thr *t, int64_t now)
 	if (now - t->last_flush >= g.flush_ns) {
 		t->last_flush = now;
 		bcn_iorun_flush(&t->x);
-		seal(t, false, 0);
+		seal(t, true, false, 0);
 	}
 }
 

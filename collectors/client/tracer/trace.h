@@ -22,6 +22,13 @@
 					 * this often while it does I/O */
 #define BCN_TRACE_QUEUE 16              /* datagrams a thread holds while
 					 * the daemon's socket is full */
+/* Full datagrams a thread seals before it sends them, back to back: the
+ * daemon wakes once for them instead of once each (a wakeup cost it about
+ * 35 us of CPU on the machine of 2026-11-29, 35 ns a read at 10,000 reads
+ * a second with 32 KiB datagrams); the flush interval and the thread's
+ * end send them sooner. At most the datagrams the kernel lets one socket
+ * have in flight by default (wmem_default 212992 bytes: 6 of 32 KiB). */
+#define BCN_TRACE_SEND_BATCH 4
 #define BCN_TRACE_SOCKET_DEF "@beacon-clientd"  /* '@': abstract name */
 
 /* Resolves the next definition of name (the real function) into *slot.
