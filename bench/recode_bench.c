@@ -26,6 +26,7 @@ struct codec {
 	const char *name;
 	int columnar, zstd, level;
 	int hlog;                       /* zstd's hashLog, 0: the level's */
+	int iodelta;                    /* io rows in the delta form */
 	size_t bytes;
 	double cpu;
 	int lossless;
@@ -37,6 +38,10 @@ static struct codec codecs[] = {
 	{ .name = "row-zstd-1", .columnar = 0, .zstd = 1, .level = -1, .lossless = 1 },
 	{ .name = "row-zstd-1-h10", .columnar = 0, .zstd = 1, .level = -1, .hlog = 10, .lossless = 1 },
 	{ .name = "row-zstd-2-h10", .columnar = 0, .zstd = 1, .level = -2, .hlog = 10, .lossless = 1 },
+	{ .name = "row-delta-zstd-2-h10", .columnar = 0, .zstd = 1, .level = -2, .hlog = 10, .iodelta = 1, .lossless = 1 },
+	{ .name = "row-delta-zstd-5-h10", .columnar = 0, .zstd = 1, .level = -5, .hlog = 10, .iodelta = 1, .lossless = 1 },
+	{ .name = "row-delta-zstd1", .columnar = 0, .zstd = 1, .level = 1, .iodelta = 1, .lossless = 1 },
+	{ .name = "row-delta-raw", .columnar = 0, .zstd = 0, .level = 0, .iodelta = 1, .lossless = 1 },
 	{ .name = "row-zstd-3-h10", .columnar = 0, .zstd = 1, .level = -3, .hlog = 10, .lossless = 1 },
 	{ .name = "row-zstd-5", .columnar = 0, .zstd = 1, .level = -5, .lossless = 1 },
 	{ .name = "row-zstd-5-h10", .columnar = 0, .zstd = 1, .level = -5, .hlog = 10, .lossless = 1 },
@@ -185,6 +190,7 @@ static int recode(struct bcn_frame *f, struct codec *c, struct bcn_buf *want,
 			rc = bcn_frame_builder_zstd_hashlog(b, c->hlog);
 		if (!rc && c->columnar)
 			rc = bcn_frame_builder_columnar(b);
+		bcn_frame_builder_iodelta(b, c->iodelta);
 		c->have_b = 1;
 	}
 	bcn_frame_rewind(f);

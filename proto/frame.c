@@ -50,8 +50,11 @@ int bcn_frame_header_parse(const uint8_t *buf, size_t len,
 		return -BCN_EVERSION;
 	if (h->kind == 0 || h->kind >= BCN_FRAME_KIND_MAX ||
 	    (h->flags & ~(BCN_FRAME_F_ZLIB | BCN_FRAME_F_MAC |
-			  BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR)) ||
+			  BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR |
+			  BCN_FRAME_F_IODELTA)) ||
 	    (h->flags & BCN_FRAME_F_ZLIB && h->flags & BCN_FRAME_F_ZSTD) ||
+	    (h->flags & BCN_FRAME_F_COLUMNAR &&
+	     h->flags & BCN_FRAME_F_IODELTA) ||
 	    ((h->flags & BCN_FRAME_F_MAC) && h->version < 2))
 		return -BCN_EKIND;
 	if (h->body_len > lim->max_body || h->raw_len > lim->max_raw ||
@@ -280,6 +283,7 @@ int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 	f->cur = f->end = f->first = NULL;
 	f->seen = 0;
 	f->last_t = 0;
+	memset(&f->pio, 0, sizeof(f->pio));
 	f->nstr = 0;
 	rc = bcn_frame_header_parse(buf, len, lim, &f->hdr);
 	if (rc)
@@ -322,6 +326,7 @@ int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
 	f->cur = f->end = f->first = NULL;
 	f->seen = 0;
 	f->last_t = 0;
+	memset(&f->pio, 0, sizeof(f->pio));
 	f->windowed = false;
 	rc = grow((void **)&f->raw, &f->raw_cap, len ? len : 1, 1);
 	if (rc)
@@ -393,6 +398,69 @@ masked:
 	return 0;
 }
 
+/* One masked field of the delta row form: read when bit is set in m (and
+ * then different from the previous value, as the encoder writes it: one
+ * encoding per record list), else the previous value. */
+static int get_masked(struct bcn_frame *f, uint64_t m, unsigned bit,
+		      uint64_t prev, uint64_t *v)
+{
+	if (!(m & (1u << bit))) {
+		*v = prev;
+		return 0;
+	}
+	if (bcn_varint_get(&f->cur, f->end, v) || *v == prev)
+		return -BCN_ECORRUPT;
+	return 0;
+}
+
+/* The fields of an io record in the delta row form (BCN_FRAME_F_IODELTA,
+ * docs/protocol.md). */
+static int get_io_delta(struct bcn_frame *f, struct bcn_rec_io *io)
+{
+	const struct bcn_rec_io *q = &f->pio;
+	const uint64_t prev[BCN_IODELTA_BITS] = {
+		[BCN_IODELTA_STEP] = q->step,
+		[BCN_IODELTA_RANK] = bcn_zigzag(q->rank),
+		[BCN_IODELTA_PID] = q->pid,
+		[BCN_IODELTA_OP] = q->op,
+		[BCN_IODELTA_FD] = bcn_zigzag(q->fd),
+		[BCN_IODELTA_FILE] = q->file,
+		[BCN_IODELTA_SIZE] = q->size,
+		[BCN_IODELTA_COUNT] = q->count,
+		[BCN_IODELTA_STRIDE] = bcn_zigzag(q->stride),
+	};
+	uint64_t m, v[BCN_IODELTA_BITS], pathref;
+	unsigned k;
+
+	if (bcn_varint_get(&f->cur, f->end, &m) || m >> BCN_IODELTA_BITS)
+		return -BCN_ECORRUPT;
+	/* step .. file, the path and the offset, size .. stride, busy */
+	for (k = 0; k <= BCN_IODELTA_FILE; k++)
+		if (get_masked(f, m, k, prev[k], &v[k]))
+			return -BCN_ECORRUPT;
+	if (bcn_varint_get(&f->cur, f->end, &pathref) || pathref > f->nstr ||
+	    v[BCN_IODELTA_OP] >= BCN_IO_OP_MAX ||
+	    bcn_varint_get(&f->cur, f->end, &io->offset))
+		return -BCN_ECORRUPT;
+	for (k = BCN_IODELTA_SIZE; k < BCN_IODELTA_BITS; k++)
+		if (get_masked(f, m, k, prev[k], &v[k]))
+			return -BCN_ECORRUPT;
+	if (bcn_varint_get(&f->cur, f->end, &io->busy))
+		return -BCN_ECORRUPT;
+	f->refd[pathref >> 3] |= (uint8_t)(1u << (pathref & 7));
+	io->path = f->str[pathref];
+	io->step = v[BCN_IODELTA_STEP];
+	io->rank = bcn_unzigzag(v[BCN_IODELTA_RANK]);
+	io->pid = v[BCN_IODELTA_PID];
+	io->op = v[BCN_IODELTA_OP];
+	io->fd = bcn_unzigzag(v[BCN_IODELTA_FD]);
+	io->file = v[BCN_IODELTA_FILE];
+	io->size = v[BCN_IODELTA_SIZE];
+	io->count = v[BCN_IODELTA_COUNT];
+	io->stride = bcn_unzigzag(v[BCN_IODELTA_STRIDE]);
+	return 0;
+}
+
 int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 {
 	const struct bcn_record_desc *d;
@@ -418,13 +486,21 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 	r->t = (int64_t)((uint64_t)f->last_t + (uint64_t)bcn_unzigzag(dt));
 	r->dur = (int64_t)dur;
 	r->node = f->node;
-	for (size_t i = 0; i < d->nfields; i++) {
-		rc = get_field(f, &d->fields[i], r);
+	if (type == BCN_REC_IO && (f->hdr.flags & BCN_FRAME_F_IODELTA)) {
+		rc = get_io_delta(f, &r->u.io);
 		if (rc)
 			return rc;
+	} else {
+		for (size_t i = 0; i < d->nfields; i++) {
+			rc = get_field(f, &d->fields[i], r);
+			if (rc)
+				return rc;
+		}
 	}
 	if (type == BCN_REC_IO && r->u.io.count == 0)
 		return -BCN_ECORRUPT;
+	if (type == BCN_REC_IO)
+		f->pio = r->u.io;
 	f->last_t = r->t;
 	f->seen++;
 	return 1;
@@ -435,6 +511,7 @@ void bcn_frame_rewind(struct bcn_frame *f)
 	f->cur = f->first;
 	f->seen = 0;
 	f->last_t = 0;
+	memset(&f->pio, 0, sizeof(f->pio));
 }
 
 static bool in_window(const struct bcn_frame *f, const struct bcn_record *r)

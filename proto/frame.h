@@ -48,6 +48,19 @@ enum bcn_frame_kind {
 #define BCN_FRAME_F_COLUMNAR 0x08       /* payload (after decompression)
 					 * is columnar (proto/columnar.h);
 					 * with ZLIB, ZSTD or neither */
+#define BCN_FRAME_F_IODELTA 0x10        /* row payload whose io records
+					 * leave out the fields equal to
+					 * the previous io record's
+					 * (docs/protocol.md); never with
+					 * COLUMNAR */
+/* The bits of an io record's mask in the delta row form: the field
+ * follows when its bit is set, else it is the previous io record's of
+ * the frame (zero before the first). */
+enum {
+	BCN_IODELTA_STEP, BCN_IODELTA_RANK, BCN_IODELTA_PID, BCN_IODELTA_OP,
+	BCN_IODELTA_FD, BCN_IODELTA_FILE, BCN_IODELTA_SIZE, BCN_IODELTA_COUNT,
+	BCN_IODELTA_STRIDE, BCN_IODELTA_BITS
+};
 
 /* Status carried by an ACK frame. */
 enum bcn_ack_status {
@@ -112,6 +125,8 @@ struct bcn_frame {
 	const uint8_t *first;           /* first record, for rewinding */
 	uint32_t seen;
 	int64_t last_t;
+	struct bcn_rec_io pio;          /* the previous io record's fields
+					 * (BCN_FRAME_F_IODELTA) */
 };
 
 /* Bytes of MAC trailer at the end of a frame's body (0 or
@@ -190,6 +205,10 @@ struct bcn_frame_builder {
 					 * known */
 	bool col_off;                   /* the next frame: rows only */
 	bool last_columnar;             /* the last frame finished was */
+	bool iodelta_want;              /* frames begun from now on: */
+	bool iodelta;                   /* this frame's io rows elide */
+	bool iodelta_used;              /* and it holds one */
+	struct bcn_rec_io pio;          /* the previous io record's fields */
 };
 
 /* Prepares a builder whose frames respect lim; level is the zlib level
@@ -221,6 +240,15 @@ int bcn_frame_builder_columnar(struct bcn_frame_builder *b);
  * switches settings between frames: its buffers serve both). Returns 0,
  * or -EINVAL without zstd or for a level zstd refuses. */
 int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level);
+
+/* Makes the frames b begins from now on (at the next record added to an
+ * empty builder) write their io records in the delta row form (flag
+ * BCN_FRAME_F_IODELTA, docs/protocol.md: a mask of the fields that differ
+ * from the previous io record's, then only those): a third of the row
+ * bytes under random I/O, and so a third of the compressor's work. Such
+ * a frame is never columnar; one without io records stays plain. Log
+ * servers older than the flag refuse it. */
+void bcn_frame_builder_iodelta(struct bcn_frame_builder *b, bool on);
 
 /* Whether the next frames may be columnar (when columnar payloads are on
  * and the columns are smaller): a caller that budgets the column
@@ -256,7 +284,8 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 			     uint64_t seq, struct bcn_buf *out);
 
 /* Appends r alone, encoded as the raw payload of a one-record frame (its
- * own string table, then the record), to out; for stores that keep records
+ * own string table, then the record, in plain rows whatever
+ * bcn_frame_builder_iodelta says), to out; for stores that keep records
  * in binary. The builder must be empty and stays empty. */
 int bcn_frame_builder_pack(struct bcn_frame_builder *b,
 			   const struct bcn_record *r, struct bcn_buf *out);

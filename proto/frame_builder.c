@@ -349,6 +349,67 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 	return 0;
 }
 
+/* io_put in the delta row form (BCN_FRAME_F_IODELTA): the mask of the
+ * fields that differ from the previous io record's of the frame (b->pio,
+ * zero before the first), then the fields in io_order, each masked one
+ * only where its bit is set; path, offset and busy always. */
+static int io_put_delta(struct bcn_frame_builder *b,
+			const struct bcn_record_desc *d,
+			const struct bcn_record *r, uint8_t **pp)
+{
+	const struct bcn_rec_io *io = &r->u.io;
+	struct bcn_rec_io *q = &b->pio;
+	uint8_t *p = *pp;
+	uint64_t idx, m;
+	int rc;
+
+	if (io->op >= d->fields[3].n)
+		return -BCN_ERANGE;
+	if (io->path && !io->path[0]) {
+		idx = 0;
+	} else {
+		rc = intern(b, io->path, &idx);
+		if (rc)
+			return rc;
+	}
+	m = (uint64_t)(io->step != q->step) << BCN_IODELTA_STEP |
+	    (uint64_t)(io->rank != q->rank) << BCN_IODELTA_RANK |
+	    (uint64_t)(io->pid != q->pid) << BCN_IODELTA_PID |
+	    (uint64_t)(io->op != q->op) << BCN_IODELTA_OP |
+	    (uint64_t)(io->fd != q->fd) << BCN_IODELTA_FD |
+	    (uint64_t)(io->file != q->file) << BCN_IODELTA_FILE |
+	    (uint64_t)(io->size != q->size) << BCN_IODELTA_SIZE |
+	    (uint64_t)(io->count != q->count) << BCN_IODELTA_COUNT |
+	    (uint64_t)(io->stride != q->stride) << BCN_IODELTA_STRIDE;
+	p += bcn_varint_put(p, m);
+	if (m & 1u << BCN_IODELTA_STEP)
+		p += bcn_varint_put(p, io->step);
+	if (m & 1u << BCN_IODELTA_RANK)
+		p += bcn_varint_put(p, bcn_zigzag(io->rank));
+	if (m & 1u << BCN_IODELTA_PID)
+		p += bcn_varint_put(p, io->pid);
+	if (m & 1u << BCN_IODELTA_OP)
+		p += bcn_varint_put(p, io->op);
+	if (m & 1u << BCN_IODELTA_FD)
+		p += bcn_varint_put(p, bcn_zigzag(io->fd));
+	if (m & 1u << BCN_IODELTA_FILE)
+		p += bcn_varint_put(p, io->file);
+	p += bcn_varint_put(p, idx);
+	p += bcn_varint_put(p, io->offset);
+	if (m & 1u << BCN_IODELTA_SIZE)
+		p += bcn_varint_put(p, io->size);
+	if (m & 1u << BCN_IODELTA_COUNT)
+		p += bcn_varint_put(p, io->count);
+	if (m & 1u << BCN_IODELTA_STRIDE)
+		p += bcn_varint_put(p, bcn_zigzag(io->stride));
+	p += bcn_varint_put(p, io->busy);
+	/* (the record may still be refused: bcn_frame_builder_add commits
+	 * pio) */
+	b->iodelta_used = true;
+	*pp = p;
+	return 0;
+}
+
 /* The fields of r at *pp. Returns 0 or put_field's errors. */
 static int put_fields(struct bcn_frame_builder *b,
 		      const struct bcn_record_desc *d,
@@ -360,11 +421,29 @@ static int put_fields(struct bcn_frame_builder *b,
 		if (!b->io_direct)
 			b->io_direct = io_order_holds(d) ? 1 : -1;
 		if (b->io_direct > 0)
-			return io_put(b, d, r, pp);
+			return b->iodelta ? io_put_delta(b, d, r, pp) :
+			       io_put(b, d, r, pp);
 	}
 	for (size_t i = 0; !rc && i < d->nfields; i++)
 		rc = put_field(b, &d->fields[i], r, pp);
 	return rc;
+}
+
+/* A frame's first record: its row form is set (the delta form only
+ * where io records go through io_put), the previous io record zero. */
+static void frame_begin(struct bcn_frame_builder *b)
+{
+	if (!b->io_direct)
+		b->io_direct = io_order_holds(bcn_record_desc(BCN_REC_IO)) ?
+			       1 : -1;
+	b->iodelta = b->iodelta_want && b->io_direct > 0;
+	b->iodelta_used = false;
+	memset(&b->pio, 0, sizeof(b->pio));
+}
+
+void bcn_frame_builder_iodelta(struct bcn_frame_builder *b, bool on)
+{
+	b->iodelta_want = on;
 }
 
 int bcn_frame_builder_add(struct bcn_frame_builder *b,
@@ -382,6 +461,8 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	 * else, as bcn_record_check first would */
 	if (!d || bcn_record_check_rules(r))
 		return -BCN_ERANGE;
+	if (!b->nrec)
+		frame_begin(b);
 	/* the raw payload must stay within max_raw: records + strings */
 	if (b->nrec >= b->max_records ||
 	    bcn_frame_builder_size(b) + ADD_WORST > b->recs.max) {
@@ -411,6 +492,8 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		return rc;
 	}
 	b->recs.len += (size_t)(p - start);
+	if (r->type == BCN_REC_IO)
+		b->pio = r->u.io;
 	b->last_t = r->t;
 	b->nrec++;
 	return 0;
@@ -539,9 +622,15 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	int np = 3, rc;
 
 	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
+	/* (a frame without io records stays plain: any log server takes
+	 * it) */
+	if (b->iodelta && b->iodelta_used)
+		*flags |= BCN_FRAME_F_IODELTA;
 	/* columns that would not fit, or take more room than the rows (a
-	 * few records of many fields), give way to the rows */
-	rc = b->cenc && !b->col_off ? build_columns(b, cnt, cl) : -BCN_EFULL;
+	 * few records of many fields), give way to the rows; the column
+	 * transform reads plain rows only */
+	rc = b->cenc && !b->col_off && !(*flags & BCN_FRAME_F_IODELTA) ?
+	     build_columns(b, cnt, cl) : -BCN_EFULL;
 	if (rc && rc != -BCN_EFULL)
 		return rc;
 	if (!rc && b->cbuf.len <= lens[0] + lens[1] + lens[2]) {
@@ -634,12 +723,15 @@ int bcn_frame_builder_pack(struct bcn_frame_builder *b,
 			   const struct bcn_record *r, struct bcn_buf *out)
 {
 	uint8_t cnt[BCN_VARINT_MAX];
+	bool want = b->iodelta_want;
 	size_t cl;
 	int rc;
 
 	if (b->nrec)
 		return -EINVAL;
+	b->iodelta_want = false;        /* plain rows: open_raw has no flags */
 	rc = bcn_frame_builder_add(b, r);
+	b->iodelta_want = want;
 	if (rc)
 		return rc;
 	cl = bcn_varint_put(cnt, b->nstr);

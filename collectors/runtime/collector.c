@@ -72,6 +72,8 @@ struct bcn_collector {
 	struct bcn_frame_builder b;
 	bool have_b;                    /* b is usable */
 	size_t cut_bytes;               /* cut frames above this raw size */
+	bool iodelta;                   /* the next frame's io rows in the
+					 * delta form (auto, no columns) */
 	size_t frame_cut;               /* the current frame's: cut_bytes,
 					 * or less for columns */
 	int64_t col_credit;             /* frame_codec auto: ns of CPU time
@@ -250,6 +252,8 @@ static int builder_reset(struct bcn_collector *c)
 	}
 	if (rc)
 		bcn_frame_builder_free(&c->b);
+	else
+		bcn_frame_builder_iodelta(&c->b, c->iodelta);
 	c->have_b = rc == 0;
 	return rc;
 }
@@ -260,6 +264,21 @@ static size_t cut_for(const struct bcn_collector *c, bool columns)
 {
 	return columns && c->cut_bytes > COLUMNAR_FRAME_MAX ?
 	       COLUMNAR_FRAME_MAX : c->cut_bytes;
+}
+
+/* Sets the form of the next frame: with frame_codec auto, while columns
+ * may be tried, cut at COLUMNAR_FRAME_MAX and plain rows (the column
+ * transform reads them), else the delta form of io rows (a third of the
+ * bytes to compress under random I/O); other codecs: plain rows, which
+ * log servers that predate the delta form take. */
+static void next_form(struct bcn_collector *c, bool columns)
+{
+	bool autoc = c->cc->frame_codec == BCN_COLLECTOR_CODEC_AUTO;
+
+	c->frame_cut = cut_for(c, autoc && columns);
+	c->iodelta = autoc && !columns;
+	if (c->have_b)
+		bcn_frame_builder_iodelta(&c->b, c->iodelta);
 }
 
 /* frame_codec auto: whether the next frame may try columns, the credit
@@ -331,10 +350,8 @@ static int cut_frame(struct bcn_collector *c)
 	}
 	if (cols)
 		columnar_charge(c, thread_cpu_ns() - cpu0);
-	/* the next frame's size, by the credit left */
-	c->frame_cut = cut_for(c, c->cc->frame_codec ==
-				  BCN_COLLECTOR_CODEC_AUTO &&
-				  c->col_credit > 0);
+	/* the next frame's size and form, by the credit left */
+	next_form(c, c->col_credit > 0);
 	if (!rc) {
 		c->st.frames++;
 		c->st.columnar_frames += bcn_frame_builder_last_columnar(&c->b);
@@ -796,9 +813,7 @@ static int run(struct bcn_collector *c, const char *prog,
 	c->cut_bytes = c->cc->frame_bytes;
 	if (!c->cc->output[0] && c->cut_bytes > c->cc->send.max_frame / 2)
 		c->cut_bytes = c->cc->send.max_frame / 2;
-	c->frame_cut = cut_for(c, c->cc->frame_codec ==
-				  BCN_COLLECTOR_CODEC_AUTO &&
-				  c->cc->columnar_cpu_us > 0);
+	next_form(c, c->cc->columnar_cpu_us > 0);
 	rc = builder_reset(c);
 	if (rc) {
 		BCN_ERR("cannot allocate a frame builder: %s", bcn_strerror(rc));

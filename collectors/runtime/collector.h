@@ -129,11 +129,12 @@ extern const char *const bcn_collector_codecs[];
 	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
 	  .words = bcn_collector_codecs, .def = "auto", \
 	  .help = "Send columnar payloads (about half the bytes) while " \
-		  "they cost at most frame_columnar_cpu, else rows " \
-		  "compressed with zstd (auto); or always zstd rows, or " \
-		  "zlib rows for log servers that predate zstd frames, or " \
-		  "always columnar payloads. Log servers that predate " \
-		  "columnar payloads need zstd or zlib." }, \
+		  "they cost at most frame_columnar_cpu, else rows with " \
+		  "io records in the delta form, compressed with zstd " \
+		  "(auto); or always plain zstd rows, or zlib rows for " \
+		  "log servers that predate zstd frames, or always " \
+		  "columnar payloads. Log servers that predate columnar " \
+		  "payloads and delta rows need zstd or zlib." }, \
 	{ "frame_columnar_cpu", BCN_CFG_INT, \
 	  BCN_CFG_MEMBER(type, m.columnar_cpu_us), .min = 0, \
 	  .max = 1000000, .def = "500", \

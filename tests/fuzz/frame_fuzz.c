@@ -61,6 +61,8 @@ static void reencode(struct bcn_frame *f)
 	bcn_buf_init(&got, JSON_MAX);
 	bcn_buf_init(&wire, 1 << 24);
 	bcn_frame_builder_init(&b, &lim, 1);
+	/* delta io rows again where the frame had them: their encoder too */
+	bcn_frame_builder_iodelta(&b, f->hdr.flags & BCN_FRAME_F_IODELTA);
 	while (bcn_frame_next(f, &r) == 1) {
 		/* a record the decoder accepted is one the encoder accepts */
 		rc = bcn_frame_builder_add(&b, &r);

@@ -6,7 +6,9 @@
 # daemon has part of its reads (the batches it sent) but not all (its
 # open runs and the datagrams not yet a batch wait for a flush or its
 # end); (2) once let go it exits, and every read has arrived with nothing
-# counted dropped or lost.
+# counted dropped or lost. The daemon runs without columns
+# (frame_columnar_cpu 0), so its frames are rows with io records in the
+# delta form (docs/protocol.md, "Delta io rows"): every frame says so.
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/clientd.sh
@@ -16,7 +18,8 @@ head -c $((4096 * 1024)) /dev/zero > "$T/data"
 mkfifo "$T/go"
 exec 3<> "$T/go"
 
-bcn_clientd_start --node cn0011 --interval 1s --frame-age 0
+bcn_clientd_start --node cn0011 --interval 1s --frame-age 0 \
+	--frame-columnar-cpu 0
 
 BEACON_TRACE_FLUSH_MS=600000 BEACON_TRACE_EXIT_WAIT_MS=60000 \
 	BEACON_TRACE_SOCKET=$SOCK LD_PRELOAD=$TRACE \
@@ -73,4 +76,18 @@ all=$(reads_of "$tpid" "$T/data")
 [ "$all" -eq "$N" ] || fail "$all of $N reads arrived after the process ended"
 grep -q "notice: tracer: .* 0 operations dropped by tracers, 0 calls passed untraced, 0 datagrams lost, 0 bad datagrams, 0 bad records" "$T/log" ||
 	fail "the daemon counted a loss: $(grep 'notice: tracer:' "$T/log")"
+/usr/bin/python3 - "$T/out.bin" <<'PYEOF' || fail "frame flags"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+off = n = 0
+while off < len(b):
+    flags, body = b[off + 6], struct.unpack_from("<I", b, off + 8)[0]
+    if b[off + 5] == 1 and not flags & 0x10:
+        raise SystemExit("a frame at %d without the delta rows flag: %#x"
+                         % (off, flags))
+    off += 32 + body
+    n += 1
+if n == 0:
+    raise SystemExit("no frames")
+PYEOF
 echo "tracer_batch: ok ($seen reads while it waited, all $N at its end)"

@@ -249,7 +249,8 @@ static void test_loop_output(void **state)
 /* frame_codec auto (the default): columnar payloads while their CPU
  * time stays within frame_columnar_cpu (microseconds per second, ten
  * seconds' worth at the start), zstd rows after; never with 0; the same
- * records each way. */
+ * records each way. (These are port records: their rows are plain; io
+ * records would be in the delta form, tests/integration/tracer_batch.sh.) */
 static void test_loop_auto(void **state)
 {
 	static struct fake_conf conf;

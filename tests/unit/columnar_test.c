@@ -777,8 +777,8 @@ static void test_cuts(void **state)
 	bcn_buf_free(&cols);
 }
 
-/* The header takes flag bit 3 with each compression, and no other new
- * bit. */
+/* The header takes flag bit 3 (columnar) and bit 4 (delta io rows) with
+ * each compression, never the two together, and no other new bit. */
 static void test_header_flag(void **state)
 {
 	uint8_t h[BCN_FRAME_HDR_LEN] = "BCNF";
@@ -794,7 +794,8 @@ static void test_header_flag(void **state)
 
 		h[6] = (uint8_t)fl;
 		rc = bcn_frame_header_parse(h, sizeof(h), &lim, &hd);
-		if ((fl & ~0x0fu) || ((fl & 1) && (fl & 4)) || (fl & 2))
+		if ((fl & ~0x1fu) || ((fl & 1) && (fl & 4)) || (fl & 2) ||
+		    ((fl & 8) && (fl & 0x10)))
 			assert_int_not_equal(rc, 0);
 		else
 			assert_int_equal(rc, 0);
