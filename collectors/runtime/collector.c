@@ -303,9 +303,12 @@ static bool columnar_allow(struct bcn_collector *c)
 	add = add / 1000 * c->cc->columnar_cpu_us / 1000;
 	c->col_refilled = now;
 	c->col_credit = c->col_credit + add > cap ? cap : c->col_credit + add;
-	/* (a frame begun while the credit was spent is too large: the
-	 * column transform's memory stays bounded) */
-	allow = c->col_credit > 0 && c->frame_cut <= COLUMNAR_FRAME_MAX;
+	/* (a frame begun while the credit was spent is too large, the
+	 * column transform's memory stays bounded, and its io rows are in
+	 * the delta form, which the transform does not read: its rows' CPU
+	 * time is not the columns' to pay) */
+	allow = c->col_credit > 0 && c->frame_cut <= COLUMNAR_FRAME_MAX &&
+		!c->iodelta;
 	bcn_frame_builder_columnar_allow(&c->b, allow);
 	return allow;
 }
