@@ -499,7 +499,7 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 	}
 	if (type == BCN_REC_IO && r->u.io.count == 0)
 		return -BCN_ECORRUPT;
-	if (type == BCN_REC_IO)
+	if (type == BCN_REC_IO && (f->hdr.flags & BCN_FRAME_F_IODELTA))
 		f->pio = r->u.io;
 	f->last_t = r->t;
 	f->seen++;

@@ -313,26 +313,11 @@ static bool io_order_holds(const struct bcn_record_desc *d)
 	return true;
 }
 
-/* The fields of io record r at *pp, as put_field would write them one
- * by one (most records are io records: the per-field dispatch was most
- * of the encoding's time). Returns 0 or put_field's errors. */
-static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
-		  const struct bcn_record *r, uint8_t **pp)
+/* io's fields after its path's reference idx, in plain rows: io_order,
+ * as put_field would write them one by one. Returns the end. */
+static uint8_t *io_plain(const struct bcn_rec_io *io, uint64_t idx,
+			 uint8_t *p)
 {
-	const struct bcn_rec_io *io = &r->u.io;
-	uint8_t *p = *pp;
-	uint64_t idx;
-	int rc;
-
-	if (io->op >= d->fields[3].n)
-		return -BCN_ERANGE;
-	if (io->path && !io->path[0]) {
-		idx = 0;                /* most io records: no path */
-	} else {
-		rc = intern(b, io->path, &idx);
-		if (rc)
-			return rc;
-	}
 	p += bcn_varint_put(p, io->step);
 	p += bcn_varint_put(p, bcn_zigzag(io->rank));
 	p += bcn_varint_put(p, io->pid);
@@ -345,33 +330,18 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 	p += bcn_varint_put(p, io->count);
 	p += bcn_varint_put(p, bcn_zigzag(io->stride));
 	p += bcn_varint_put(p, io->busy);
-	*pp = p;
-	return 0;
+	return p;
 }
 
-/* io_put in the delta row form (BCN_FRAME_F_IODELTA): the mask of the
- * fields that differ from the previous io record's of the frame (b->pio,
- * zero before the first), then the fields in io_order, each masked one
- * only where its bit is set; path, offset and busy always. */
-static int io_put_delta(struct bcn_frame_builder *b,
-			const struct bcn_record_desc *d,
-			const struct bcn_record *r, uint8_t **pp)
+/* The same in the delta row form (BCN_FRAME_F_IODELTA): the mask of the
+ * fields that differ from q (the previous io record's of the frame, zero
+ * before the first), then the fields in io_order, each masked one only
+ * where its bit is set; path, offset and busy always. */
+static uint8_t *io_delta(const struct bcn_rec_io *io,
+			 const struct bcn_rec_io *q, uint64_t idx, uint8_t *p)
 {
-	const struct bcn_rec_io *io = &r->u.io;
-	struct bcn_rec_io *q = &b->pio;
-	uint8_t *p = *pp;
-	uint64_t idx, m;
-	int rc;
+	uint64_t m;
 
-	if (io->op >= d->fields[3].n)
-		return -BCN_ERANGE;
-	if (io->path && !io->path[0]) {
-		idx = 0;
-	} else {
-		rc = intern(b, io->path, &idx);
-		if (rc)
-			return rc;
-	}
 	m = (uint64_t)(io->step != q->step) << BCN_IODELTA_STEP |
 	    (uint64_t)(io->rank != q->rank) << BCN_IODELTA_RANK |
 	    (uint64_t)(io->pid != q->pid) << BCN_IODELTA_PID |
@@ -403,10 +373,30 @@ static int io_put_delta(struct bcn_frame_builder *b,
 	if (m & 1u << BCN_IODELTA_STRIDE)
 		p += bcn_varint_put(p, bcn_zigzag(io->stride));
 	p += bcn_varint_put(p, io->busy);
-	/* (the record may still be refused: bcn_frame_builder_add commits
-	 * pio) */
-	b->iodelta_used = true;
-	*pp = p;
+	return p;
+}
+
+/* The fields of io record r at *pp, in the frame's row form, without the
+ * per-field dispatch (most records are io records: it was most of the
+ * encoding's time). Returns 0 or put_field's errors. */
+static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
+		  const struct bcn_record *r, uint8_t **pp)
+{
+	const struct bcn_rec_io *io = &r->u.io;
+	uint64_t idx;
+	int rc;
+
+	if (io->op >= d->fields[3].n)
+		return -BCN_ERANGE;
+	if (io->path && !io->path[0]) {
+		idx = 0;                /* most io records: no path */
+	} else {
+		rc = intern(b, io->path, &idx);
+		if (rc)
+			return rc;
+	}
+	*pp = b->iodelta ? io_delta(io, &b->pio, idx, *pp) :
+			   io_plain(io, idx, *pp);
 	return 0;
 }
 
@@ -421,8 +411,7 @@ static int put_fields(struct bcn_frame_builder *b,
 		if (!b->io_direct)
 			b->io_direct = io_order_holds(d) ? 1 : -1;
 		if (b->io_direct > 0)
-			return b->iodelta ? io_put_delta(b, d, r, pp) :
-			       io_put(b, d, r, pp);
+			return io_put(b, d, r, pp);
 	}
 	for (size_t i = 0; !rc && i < d->nfields; i++)
 		rc = put_field(b, &d->fields[i], r, pp);
@@ -492,8 +481,10 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		return rc;
 	}
 	b->recs.len += (size_t)(p - start);
-	if (r->type == BCN_REC_IO)
-		b->pio = r->u.io;
+	if (b->iodelta && r->type == BCN_REC_IO) {
+		b->pio = r->u.io;       /* io_put wrote it in the delta form */
+		b->iodelta_used = true;
+	}
 	b->last_t = r->t;
 	b->nrec++;
 	return 0;
@@ -624,7 +615,7 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
 	/* (a frame without io records stays plain: any log server takes
 	 * it) */
-	if (b->iodelta && b->iodelta_used)
+	if (b->iodelta_used)
 		*flags |= BCN_FRAME_F_IODELTA;
 	/* columns that would not fit, or take more room than the rows (a
 	 * few records of many fields), give way to the rows; the column
