@@ -80,7 +80,7 @@ log_mark() { # name
 log_since() { # name pattern
 	local m
 	eval "m=\${${1}_MARK:-0}"
-	tail -n "+$((m + 1))" "$T/$1.log" | grep -Eq "$2"
+	tail -n "+$((m + 1))" "$T/$1.log" | grep -E "$2" > /dev/null  # not -q: an early exit would kill tail (pipefail)
 }
 
 # Waits (bounded) until log_since NAME PATTERN holds.
