@@ -284,6 +284,7 @@ int bcn_frame_open(struct bcn_frame *f, const uint8_t *buf, size_t len,
 	f->seen = 0;
 	f->last_t = 0;
 	memset(&f->pio, 0, sizeof(f->pio));
+	f->pjob = 0;
 	f->nstr = 0;
 	rc = bcn_frame_header_parse(buf, len, lim, &f->hdr);
 	if (rc)
@@ -327,6 +328,7 @@ int bcn_frame_open_raw(struct bcn_frame *f, const uint8_t *p, size_t len,
 	f->seen = 0;
 	f->last_t = 0;
 	memset(&f->pio, 0, sizeof(f->pio));
+	f->pjob = 0;
 	f->windowed = false;
 	rc = grow((void **)&f->raw, &f->raw_cap, len ? len : 1, 1);
 	if (rc)
@@ -413,51 +415,77 @@ static int get_masked(struct bcn_frame *f, uint64_t m, unsigned bit,
 	return 0;
 }
 
-/* The fields of an io record in the delta row form (BCN_FRAME_F_IODELTA,
- * docs/protocol.md). */
-static int get_io_delta(struct bcn_frame *f, struct bcn_rec_io *io)
+/* The job and fields of an io record in the delta row form
+ * (BCN_FRAME_F_IODELTA, docs/protocol.md). */
+static int get_io_delta(struct bcn_frame *f, struct bcn_record *r)
 {
 	const struct bcn_rec_io *q = &f->pio;
+	struct bcn_rec_io *io = &r->u.io;
 	const uint64_t prev[BCN_IODELTA_BITS] = {
+		[BCN_IODELTA_JOB] = f->pjob,
 		[BCN_IODELTA_STEP] = q->step,
 		[BCN_IODELTA_RANK] = bcn_zigzag(q->rank),
 		[BCN_IODELTA_PID] = q->pid,
 		[BCN_IODELTA_OP] = q->op,
 		[BCN_IODELTA_FD] = bcn_zigzag(q->fd),
 		[BCN_IODELTA_FILE] = q->file,
+		[BCN_IODELTA_PATH] = 0,
 		[BCN_IODELTA_SIZE] = q->size,
 		[BCN_IODELTA_COUNT] = q->count,
-		[BCN_IODELTA_STRIDE] = bcn_zigzag(q->stride),
 	};
-	uint64_t m, v[BCN_IODELTA_BITS], pathref;
-	unsigned k;
+	/* the masked fields in the order they are written */
+	static const uint8_t order[] = {
+		BCN_IODELTA_JOB, BCN_IODELTA_STEP, BCN_IODELTA_RANK,
+		BCN_IODELTA_PID, BCN_IODELTA_OP, BCN_IODELTA_FD,
+		BCN_IODELTA_FILE, BCN_IODELTA_PATH, BCN_IODELTA_SIZE,
+		BCN_IODELTA_COUNT,
+	};
+	uint64_t m, v[BCN_IODELTA_BITS], off, st;
+	int64_t stride;
+	bool scaled;
 
 	if (bcn_varint_get(&f->cur, f->end, &m) || m >> BCN_IODELTA_BITS)
 		return -BCN_ECORRUPT;
-	/* step .. file, the path and the offset, size .. stride, busy */
-	for (k = 0; k <= BCN_IODELTA_FILE; k++)
-		if (get_masked(f, m, k, prev[k], &v[k]))
+	for (size_t i = 0; i < sizeof(order); i++)
+		if (get_masked(f, m, order[i], prev[order[i]], &v[order[i]]))
 			return -BCN_ECORRUPT;
-	if (bcn_varint_get(&f->cur, f->end, &pathref) || pathref > f->nstr ||
-	    v[BCN_IODELTA_OP] >= BCN_IO_OP_MAX ||
-	    bcn_varint_get(&f->cur, f->end, &io->offset))
+	if (v[BCN_IODELTA_PATH] > f->nstr || v[BCN_IODELTA_OP] >= BCN_IO_OP_MAX ||
+	    bcn_varint_get(&f->cur, f->end, &off))
 		return -BCN_ECORRUPT;
-	for (k = BCN_IODELTA_SIZE; k < BCN_IODELTA_BITS; k++)
-		if (get_masked(f, m, k, prev[k], &v[k]))
+	stride = q->stride;
+	if (m & 1u << BCN_IODELTA_STRIDE) {
+		if (bcn_varint_get(&f->cur, f->end, &st))
 			return -BCN_ECORRUPT;
-	if (bcn_varint_get(&f->cur, f->end, &io->busy))
+		stride = bcn_unzigzag(st);
+	}
+	scaled = m & 1u << BCN_IODELTA_SCALED;
+	io->size = v[BCN_IODELTA_SIZE];
+	/* scaled: both were divided by the size; the stride when it came
+	 * (a repeated one is the previous record's as it was) */
+	if (scaled && (io->size == 0 || io->size > INT64_MAX ||
+		       __builtin_mul_overflow(off, io->size, &off) ||
+		       ((m & 1u << BCN_IODELTA_STRIDE) &&
+			__builtin_mul_overflow(stride, (int64_t)io->size,
+					       &stride))))
 		return -BCN_ECORRUPT;
-	f->refd[pathref >> 3] |= (uint8_t)(1u << (pathref & 7));
-	io->path = f->str[pathref];
+	/* one encoding per record: SCALED exactly when the size divides */
+	if (scaled != bcn_iodelta_scaled(io->size, off, stride) ||
+	    ((m & 1u << BCN_IODELTA_STRIDE) && stride == q->stride) ||
+	    bcn_varint_get(&f->cur, f->end, &io->busy))
+		return -BCN_ECORRUPT;
+	f->refd[v[BCN_IODELTA_PATH] >> 3] |=
+		(uint8_t)(1u << (v[BCN_IODELTA_PATH] & 7));
+	io->path = f->str[v[BCN_IODELTA_PATH]];
+	r->job = v[BCN_IODELTA_JOB];
 	io->step = v[BCN_IODELTA_STEP];
 	io->rank = bcn_unzigzag(v[BCN_IODELTA_RANK]);
 	io->pid = v[BCN_IODELTA_PID];
 	io->op = v[BCN_IODELTA_OP];
 	io->fd = bcn_unzigzag(v[BCN_IODELTA_FD]);
 	io->file = v[BCN_IODELTA_FILE];
-	io->size = v[BCN_IODELTA_SIZE];
 	io->count = v[BCN_IODELTA_COUNT];
-	io->stride = bcn_unzigzag(v[BCN_IODELTA_STRIDE]);
+	io->offset = off;
+	io->stride = stride;
 	return 0;
 }
 
@@ -465,6 +493,7 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 {
 	const struct bcn_record_desc *d;
 	uint64_t type, dt, dur;
+	bool delta;
 	int rc;
 
 	if (f->hdr.kind != BCN_FRAME_DATA || !f->cur)
@@ -479,15 +508,16 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 	/* every field of the type is decoded below, so the record needs no
 	 * clearing (the other members of the union are left as they were) */
 	r->type = type;
+	delta = type == BCN_REC_IO && (f->hdr.flags & BCN_FRAME_F_IODELTA);
 	if (bcn_varint_get(&f->cur, f->end, &dt) ||
 	    bcn_varint_get(&f->cur, f->end, &dur) || dur > INT64_MAX ||
-	    bcn_varint_get(&f->cur, f->end, &r->job))
+	    (!delta && bcn_varint_get(&f->cur, f->end, &r->job)))
 		return -BCN_ECORRUPT;
 	r->t = (int64_t)((uint64_t)f->last_t + (uint64_t)bcn_unzigzag(dt));
 	r->dur = (int64_t)dur;
 	r->node = f->node;
-	if (type == BCN_REC_IO && (f->hdr.flags & BCN_FRAME_F_IODELTA)) {
-		rc = get_io_delta(f, &r->u.io);
+	if (delta) {
+		rc = get_io_delta(f, r);
 		if (rc)
 			return rc;
 	} else {
@@ -499,8 +529,10 @@ int bcn_frame_next(struct bcn_frame *f, struct bcn_record *r)
 	}
 	if (type == BCN_REC_IO && r->u.io.count == 0)
 		return -BCN_ECORRUPT;
-	if (type == BCN_REC_IO && (f->hdr.flags & BCN_FRAME_F_IODELTA))
+	if (delta) {
 		f->pio = r->u.io;
+		f->pjob = r->job;
+	}
 	f->last_t = r->t;
 	f->seen++;
 	return 1;
@@ -512,6 +544,7 @@ void bcn_frame_rewind(struct bcn_frame *f)
 	f->seen = 0;
 	f->last_t = 0;
 	memset(&f->pio, 0, sizeof(f->pio));
+	f->pjob = 0;
 }
 
 static bool in_window(const struct bcn_frame *f, const struct bcn_record *r)

@@ -53,14 +53,31 @@ enum bcn_frame_kind {
 					 * the previous io record's
 					 * (docs/protocol.md); never with
 					 * COLUMNAR */
-/* The bits of an io record's mask in the delta row form: the field
- * follows when its bit is set, else it is the previous io record's of
- * the frame (zero before the first). */
+/* The bits of an io record's mask in the delta row form (docs/protocol.md,
+ * "Delta io rows"), those set most under random I/O first (seven fit a
+ * one-byte varint): SCALED says the offset and stride are written divided
+ * by the size (set exactly when the size divides both); PATH, that a
+ * string reference other than 0 follows; each other bit, that its field
+ * follows, else it is the previous io record's of the frame (zero before
+ * the first). */
 enum {
-	BCN_IODELTA_STEP, BCN_IODELTA_RANK, BCN_IODELTA_PID, BCN_IODELTA_OP,
-	BCN_IODELTA_FD, BCN_IODELTA_FILE, BCN_IODELTA_SIZE, BCN_IODELTA_COUNT,
-	BCN_IODELTA_STRIDE, BCN_IODELTA_BITS
+	BCN_IODELTA_SCALED, BCN_IODELTA_STRIDE, BCN_IODELTA_FILE,
+	BCN_IODELTA_SIZE, BCN_IODELTA_COUNT, BCN_IODELTA_OP, BCN_IODELTA_FD,
+	BCN_IODELTA_PATH, BCN_IODELTA_PID, BCN_IODELTA_JOB, BCN_IODELTA_STEP,
+	BCN_IODELTA_RANK, BCN_IODELTA_BITS
 };
+
+/* Whether an io record with these fields is written SCALED in the delta
+ * row form: the size divides the offset and the stride. */
+static inline bool bcn_iodelta_scaled(uint64_t size, uint64_t offset,
+				      int64_t stride)
+{
+	if (!size || size > INT64_MAX)
+		return false;
+	if (!(size & (size - 1)))       /* the usual: a power of two */
+		return !((offset | (uint64_t)stride) & (size - 1));
+	return offset % size == 0 && stride % (int64_t)size == 0;
+}
 
 /* Status carried by an ACK frame. */
 enum bcn_ack_status {
@@ -127,6 +144,7 @@ struct bcn_frame {
 	int64_t last_t;
 	struct bcn_rec_io pio;          /* the previous io record's fields
 					 * (BCN_FRAME_F_IODELTA) */
+	uint64_t pjob;                  /* and its job */
 };
 
 /* Bytes of MAC trailer at the end of a frame's body (0 or
@@ -209,6 +227,7 @@ struct bcn_frame_builder {
 	bool iodelta;                   /* this frame's io rows elide */
 	bool iodelta_used;              /* and it holds one */
 	struct bcn_rec_io pio;          /* the previous io record's fields */
+	uint64_t pjob;                  /* and its job */
 };
 
 /* Prepares a builder whose frames respect lim; level is the zlib level

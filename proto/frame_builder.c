@@ -333,25 +333,35 @@ static uint8_t *io_plain(const struct bcn_rec_io *io, uint64_t idx,
 	return p;
 }
 
-/* The same in the delta row form (BCN_FRAME_F_IODELTA): the mask of the
- * fields that differ from q (the previous io record's of the frame, zero
- * before the first), then the fields in io_order, each masked one only
- * where its bit is set; path, offset and busy always. */
-static uint8_t *io_delta(const struct bcn_rec_io *io,
-			 const struct bcn_rec_io *q, uint64_t idx, uint8_t *p)
+/* The record's job and fields in the delta row form (BCN_FRAME_F_IODELTA,
+ * docs/protocol.md): the mask of the fields that differ from q's (the
+ * previous io record's of the frame, of job pjob; zero before the first),
+ * then the fields, each masked one only where its bit is set; the offset
+ * and busy always, offset and stride divided by the size when SCALED. */
+static uint8_t *io_delta(const struct bcn_record *r,
+			 const struct bcn_rec_io *q, uint64_t pjob,
+			 uint64_t idx, uint8_t *p)
 {
-	uint64_t m;
+	const struct bcn_rec_io *io = &r->u.io;
+	bool scaled = bcn_iodelta_scaled(io->size, io->offset, io->stride);
+	uint64_t m, off;
+	int64_t stride;
 
-	m = (uint64_t)(io->step != q->step) << BCN_IODELTA_STEP |
-	    (uint64_t)(io->rank != q->rank) << BCN_IODELTA_RANK |
-	    (uint64_t)(io->pid != q->pid) << BCN_IODELTA_PID |
-	    (uint64_t)(io->op != q->op) << BCN_IODELTA_OP |
-	    (uint64_t)(io->fd != q->fd) << BCN_IODELTA_FD |
+	m = (uint64_t)scaled << BCN_IODELTA_SCALED |
+	    (uint64_t)(io->stride != q->stride) << BCN_IODELTA_STRIDE |
 	    (uint64_t)(io->file != q->file) << BCN_IODELTA_FILE |
 	    (uint64_t)(io->size != q->size) << BCN_IODELTA_SIZE |
 	    (uint64_t)(io->count != q->count) << BCN_IODELTA_COUNT |
-	    (uint64_t)(io->stride != q->stride) << BCN_IODELTA_STRIDE;
+	    (uint64_t)(io->op != q->op) << BCN_IODELTA_OP |
+	    (uint64_t)(io->fd != q->fd) << BCN_IODELTA_FD |
+	    (uint64_t)(idx != 0) << BCN_IODELTA_PATH |
+	    (uint64_t)(io->pid != q->pid) << BCN_IODELTA_PID |
+	    (uint64_t)(r->job != pjob) << BCN_IODELTA_JOB |
+	    (uint64_t)(io->step != q->step) << BCN_IODELTA_STEP |
+	    (uint64_t)(io->rank != q->rank) << BCN_IODELTA_RANK;
 	p += bcn_varint_put(p, m);
+	if (m & 1u << BCN_IODELTA_JOB)
+		p += bcn_varint_put(p, r->job);
 	if (m & 1u << BCN_IODELTA_STEP)
 		p += bcn_varint_put(p, io->step);
 	if (m & 1u << BCN_IODELTA_RANK)
@@ -364,14 +374,24 @@ static uint8_t *io_delta(const struct bcn_rec_io *io,
 		p += bcn_varint_put(p, bcn_zigzag(io->fd));
 	if (m & 1u << BCN_IODELTA_FILE)
 		p += bcn_varint_put(p, io->file);
-	p += bcn_varint_put(p, idx);
-	p += bcn_varint_put(p, io->offset);
+	if (m & 1u << BCN_IODELTA_PATH)
+		p += bcn_varint_put(p, idx);
 	if (m & 1u << BCN_IODELTA_SIZE)
 		p += bcn_varint_put(p, io->size);
 	if (m & 1u << BCN_IODELTA_COUNT)
 		p += bcn_varint_put(p, io->count);
+	off = io->offset;
+	stride = io->stride;
+	if (scaled && !(io->size & (io->size - 1))) {   /* no division */
+		off >>= __builtin_ctzll(io->size);
+		stride >>= __builtin_ctzll(io->size);   /* (exact: arithmetic) */
+	} else if (scaled) {
+		off /= io->size;
+		stride /= (int64_t)io->size;
+	}
+	p += bcn_varint_put(p, off);
 	if (m & 1u << BCN_IODELTA_STRIDE)
-		p += bcn_varint_put(p, bcn_zigzag(io->stride));
+		p += bcn_varint_put(p, bcn_zigzag(stride));
 	p += bcn_varint_put(p, io->busy);
 	return p;
 }
@@ -395,7 +415,7 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 		if (rc)
 			return rc;
 	}
-	*pp = b->iodelta ? io_delta(io, &b->pio, idx, *pp) :
+	*pp = b->iodelta ? io_delta(r, &b->pio, b->pjob, idx, *pp) :
 			   io_plain(io, idx, *pp);
 	return 0;
 }
@@ -428,6 +448,7 @@ static void frame_begin(struct bcn_frame_builder *b)
 	b->iodelta = b->iodelta_want && b->io_direct > 0;
 	b->iodelta_used = false;
 	memset(&b->pio, 0, sizeof(b->pio));
+	b->pjob = 0;
 }
 
 void bcn_frame_builder_iodelta(struct bcn_frame_builder *b, bool on)
@@ -471,7 +492,8 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	p += bcn_varint_put(p, bcn_zigzag((int64_t)((uint64_t)r->t -
 							  (uint64_t)b->last_t)));
 	p += bcn_varint_put(p, (uint64_t)r->dur);
-	p += bcn_varint_put(p, r->job);
+	if (!b->iodelta || r->type != BCN_REC_IO)
+		p += bcn_varint_put(p, r->job); /* (else in io_delta's mask) */
 	rc = put_fields(b, d, r, &p);
 	if (rc) {       /* recs.len untouched: record dropped */
 		unintern(b, nstr, slen);
@@ -483,6 +505,7 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 	b->recs.len += (size_t)(p - start);
 	if (b->iodelta && r->type == BCN_REC_IO) {
 		b->pio = r->u.io;       /* io_put wrote it in the delta form */
+		b->pjob = r->job;
 		b->iodelta_used = true;
 	}
 	b->last_t = r->t;

@@ -21,9 +21,8 @@ exec 3<> "$T/go"
 bcn_clientd_start --node cn0011 --interval 1s --frame-age 0 \
 	--frame-columnar-cpu 0
 
-BEACON_TRACE_FLUSH_MS=600000 BEACON_TRACE_EXIT_WAIT_MS=60000 \
-	BEACON_TRACE_SOCKET=$SOCK LD_PRELOAD=$TRACE \
-	/usr/bin/python3 - "$T/data" "$N" "$T/ready" < "$T/go" <<'PYEOF' &
+# (the program from a file: stdin is the pipe it waits on)
+cat > "$T/tracee.py" <<'PYEOF'
 import os, random, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 rnd = random.Random(11)
@@ -31,9 +30,13 @@ for _ in range(int(sys.argv[2])):
     os.pread(fd, 4096, 4096 * rnd.randrange(1024))
 with open(sys.argv[3], "w") as f:
     f.write("%d\n" % os.getpid())
-sys.stdin.readline()
+if sys.stdin.readline() != "go\n":
+    sys.exit("no go on the pipe")
 os.close(fd)
 PYEOF
+BEACON_TRACE_FLUSH_MS=600000 BEACON_TRACE_EXIT_WAIT_MS=60000 \
+	BEACON_TRACE_SOCKET=$SOCK LD_PRELOAD=$TRACE \
+	/usr/bin/python3 "$T/tracee.py" "$T/data" "$N" "$T/ready" < "$T/go" &
 tracee=$!
 
 # Prints the 4 KiB reads of file $2 by process $1 in the frames so far

@@ -407,22 +407,55 @@ static void test_corrupt_payload(void **state)
 	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
 }
 
+/* Opens the hand-made delta form payload p (n bytes, count records). */
+static int open_delta(const uint8_t *p, size_t n, uint32_t count)
+{
+	uint8_t f[128];
+	size_t fl = hand_frame(f, p, n, count, (uint32_t)n);
+
+	f[6] = BCN_FRAME_F_IODELTA;
+	reseal(f, fl);
+	return open_bytes(f, fl, &lim);
+}
+
 /* io records in the delta row form (BCN_FRAME_F_IODELTA) written by
  * hand: a field is the previous io record's unless its mask bit is set;
- * a set bit whose value equals the previous one, a bit beyond the mask's
- * and a count left at the zero before the first io record are refused. */
+ * offset and stride are in units of the size when SCALED. Refused: a
+ * set bit whose value equals the previous one (or a path reference of
+ * 0), a bit beyond the mask's, a count left at the zero before the first
+ * io record, SCALED where the size does not divide both or is 0, and no
+ * SCALED where it does (one encoding per record list). */
 static void test_iodelta_hand(void **state)
 {
-	/* strings 0; io: type, dt, dur, job, mask pid|fd|count, pid 7, fd
-	 * zigzag(3), path, offset 0, count 1, busy; io: type, dt, dur, job,
-	 * mask 0, path, offset 9, busy */
-	const uint8_t good[] = { 0, 1, 2, 0, 5, 0x94, 0x01, 7, 6, 0, 0, 1, 0,
-				 1, 0, 0, 5, 0, 0, 9, 0 };
-	const uint8_t same[] = { 0, 1, 2, 0, 5, 0x94, 0x01, 7, 6, 0, 0, 1, 0,
-				 1, 0, 0, 5, 4, 7, 0, 9, 0 };
-	const uint8_t wide[] = { 0, 1, 2, 0, 5, 0x94, 0x05, 7, 6, 0, 0, 1, 0 };
-	const uint8_t nocount[] = { 0, 1, 2, 0, 5, 0x14, 7, 6, 0, 0, 0 };
-	const uint8_t badop[] = { 0, 1, 2, 0, 5, 0x9c, 0x01, 7, 60, 6, 0, 0, 1, 0 };
+	/* strings 0; io: type, dt, dur, mask job|pid|fd|count, job 5, pid
+	 * 7, fd zigzag(3), count 1, offset 0, busy 0; io: type, dt, dur,
+	 * mask 0, offset 9, busy 0 */
+	const uint8_t good[] = { 0, 1, 2, 0, 0xd0, 0x06, 5, 7, 6, 1, 0, 0,
+				 1, 0, 0, 0, 9, 0 };
+	const uint8_t same[] = { 0, 1, 2, 0, 0xd0, 0x06, 5, 7, 6, 1, 0, 0,
+				 1, 0, 0, 0x80, 0x02, 7, 9, 0 };
+	const uint8_t wide[] = { 0, 1, 2, 0, 0xd0, 0x26, 5, 7, 6, 1, 0, 0 };
+	const uint8_t nocount[] = { 0, 1, 2, 0, 0xc0, 0x06, 5, 7, 6, 0, 0 };
+	const uint8_t badop[] = { 0, 1, 2, 0, 0xf0, 0x06, 5, 7, 60, 6, 1, 0, 0 };
+	const uint8_t path0[] = { 0, 1, 2, 0, 0x90, 0x07, 5, 7, 0, 1, 0, 0 };
+	const uint8_t path1[] = { 0, 1, 2, 0, 0x90, 0x07, 5, 7, 1, 1, 0, 0 };
+	/* scaled|stride|size|count|job|pid|fd: size 4096, count 2, offset
+	 * 2 (8192), stride zigzag(3) (12288); then scaled, the stride
+	 * repeated, offset 5 (20480) */
+	const uint8_t scaled[] = { 0, 1, 2, 0, 0xdb, 0x06, 5, 7, 6, 0x80, 0x20,
+				   2, 2, 6, 0, 1, 0, 0, 1, 5, 0 };
+	/* the same first record unscaled: 8192, zigzag(12288) */
+	const uint8_t unscaled[] = { 0, 1, 2, 0, 0xda, 0x06, 5, 7, 6, 0x80,
+				     0x20, 2, 0x80, 0x40, 0x80, 0xc0, 0x01, 0 };
+	/* scaled with size 0 */
+	const uint8_t size0[] = { 0, 1, 2, 0, 0x91, 0x06, 5, 7, 1, 3, 0 };
+	/* the scaled record, then the size 3000 with the stride 12288 kept */
+	const uint8_t notdiv[] = { 0, 1, 2, 0, 0xdb, 0x06, 5, 7, 6, 0x80, 0x20,
+				   2, 2, 6, 0, 1, 0, 0, 9, 0xb8, 0x17, 1, 0 };
+	/* an offset that overflows once multiplied by the size */
+	const uint8_t ovf[] = { 0, 1, 2, 0, 0xdb, 0x06, 5, 7, 6, 0x80, 0x20,
+				2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				0xff, 0x7f, 6, 0 };
 	struct {
 		const char *what;
 		const uint8_t *p;
@@ -435,6 +468,13 @@ static void test_iodelta_hand(void **state)
 		{ "a bit beyond the mask", wide, sizeof(wide), 1, -BCN_ECORRUPT },
 		{ "count zero from the start", nocount, sizeof(nocount), 1, -BCN_ECORRUPT },
 		{ "op out of range", badop, sizeof(badop), 1, -BCN_ECORRUPT },
+		{ "path bit with reference 0", path0, sizeof(path0), 1, -BCN_ECORRUPT },
+		{ "path reference past the table", path1, sizeof(path1), 1, -BCN_ECORRUPT },
+		{ "scaled", scaled, sizeof(scaled), 2, 0 },
+		{ "divisible but not scaled", unscaled, sizeof(unscaled), 1, -BCN_ECORRUPT },
+		{ "scaled by size 0", size0, sizeof(size0), 1, -BCN_ECORRUPT },
+		{ "scaled, stride not divisible", notdiv, sizeof(notdiv), 2, -BCN_ECORRUPT },
+		{ "scaled offset overflows", ovf, sizeof(ovf), 1, -BCN_ECORRUPT },
 		{ "truncated", good, sizeof(good) - 1, 2, -BCN_ECORRUPT },
 	};
 	uint8_t f[128];
@@ -444,14 +484,12 @@ static void test_iodelta_hand(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		n = hand_frame(f, cases[i].p, cases[i].n, cases[i].count,
-			       (uint32_t)cases[i].n);
-		f[6] = BCN_FRAME_F_IODELTA;
-		reseal(f, n);
 		print_message("case %s\n", cases[i].what);
-		assert_int_equal(open_bytes(f, n, &lim), cases[i].rc);
+		assert_int_equal(open_delta(cases[i].p, cases[i].n,
+					    cases[i].count), cases[i].rc);
 	}
-	/* the good one: the second record takes the first's pid, fd, count */
+	/* the good one: the second record takes the first's job, pid, fd,
+	 * count */
 	n = hand_frame(f, good, sizeof(good), 2, sizeof(good));
 	f[6] = BCN_FRAME_F_IODELTA;
 	reseal(f, n);
@@ -459,9 +497,11 @@ static void test_iodelta_hand(void **state)
 	assert_int_equal(bcn_frame_open(&fr, f, n, &lim, &used), 0);
 	for (int pass = 0; pass < 2; pass++) {  /* again after a rewind */
 		assert_int_equal(bcn_frame_next(&fr, &r), 1);
+		assert_int_equal(r.job, 5);
 		assert_int_equal(r.u.io.pid, 7);
 		assert_int_equal(r.u.io.offset, 0);
 		assert_int_equal(bcn_frame_next(&fr, &r), 1);
+		assert_int_equal(r.job, 5);
 		assert_int_equal(r.u.io.pid, 7);
 		assert_int_equal(r.u.io.fd, 3);
 		assert_int_equal(r.u.io.count, 1);
@@ -470,6 +510,19 @@ static void test_iodelta_hand(void **state)
 		assert_int_equal(bcn_frame_next(&fr, &r), 0);
 		bcn_frame_rewind(&fr);
 	}
+	/* the scaled one: offsets and strides times the size */
+	n = hand_frame(f, scaled, sizeof(scaled), 2, sizeof(scaled));
+	f[6] = BCN_FRAME_F_IODELTA;
+	reseal(f, n);
+	assert_int_equal(bcn_frame_open(&fr, f, n, &lim, &used), 0);
+	assert_int_equal(bcn_frame_next(&fr, &r), 1);
+	assert_int_equal(r.u.io.size, 4096);
+	assert_int_equal(r.u.io.offset, 8192);
+	assert_int_equal(r.u.io.stride, 12288);
+	assert_int_equal(bcn_frame_next(&fr, &r), 1);
+	assert_int_equal(r.u.io.offset, 20480);
+	assert_int_equal(r.u.io.stride, 12288);
+	assert_int_equal(r.u.io.count, 2);
 	/* the same bytes as plain rows are another record list: refused */
 	n = hand_frame(f, good, sizeof(good), 2, sizeof(good));
 	assert_int_equal(open_bytes(f, n, &lim), -BCN_ECORRUPT);
@@ -553,6 +606,16 @@ static void test_iodelta_roundtrip(void **state)
 			case 3: in[i].u.io.count = 1 + rnd() % 3; break;
 			case 4: in[i].u.io.pid = rnd() % 100; in[i].u.io.fd = 3; break;
 			default: break;
+			}
+			/* half of them aligned: written SCALED */
+			if (rnd() % 2 && in[i].u.io.size &&
+			    in[i].u.io.size <= INT64_MAX) {
+				in[i].u.io.offset = rnd() % 100000 *
+						    in[i].u.io.size;
+				if (rnd() % 2)
+					in[i].u.io.stride =
+						((int64_t)(rnd() % 9) - 4) *
+						(int64_t)in[i].u.io.size;
 			}
 		}
 		in[i].node = "cn7";
