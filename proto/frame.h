@@ -228,6 +228,12 @@ struct bcn_frame_builder {
 	bool iodelta_used;              /* and it holds one */
 	struct bcn_rec_io pio;          /* the previous io record's fields */
 	uint64_t pjob;                  /* and its job */
+	bool dtrack_want;               /* plain frames measure the delta */
+	bool dtrack;                    /* form's length: this one does, */
+	bool dtrack_io;                 /* holds an io record, */
+	size_t dlen;                    /* its records' bytes in that form */
+	size_t dio_plain, dio_delta;    /* the last io record's fields */
+	size_t last_plen, last_dlen;    /* bcn_frame_builder_last_sizes */
 };
 
 /* Prepares a builder whose frames respect lim; level is the zlib level
@@ -268,6 +274,20 @@ int bcn_frame_builder_columnar_level(struct bcn_frame_builder *b, int level);
  * a frame is never columnar; one without io records stays plain. Log
  * servers older than the flag refuse it. */
 void bcn_frame_builder_iodelta(struct bcn_frame_builder *b, bool on);
+
+/* Makes the frames b begins from now on in plain rows measure, while
+ * they are built, how long their payload would be with io records in the
+ * delta row form (bcn_frame_builder_last_sizes): a caller that chooses
+ * between columns and delta rows weighs the columns' bytes against it.
+ * About a tenth of a record's encoding time, only in such frames. */
+void bcn_frame_builder_measure_delta(struct bcn_frame_builder *b, bool on);
+
+/* The payload bytes (after compression) of the frame that
+ * bcn_frame_builder_finish last wrote, and the raw payload bytes it would
+ * have taken in the delta row form: 0 unless it was measured (see
+ * bcn_frame_builder_measure_delta) and held an io record. */
+void bcn_frame_builder_last_sizes(const struct bcn_frame_builder *b,
+				  size_t *payload, size_t *delta_raw);
 
 /* Whether the next frames may be columnar (when columnar payloads are on
  * and the columns are smaller): a caller that budgets the column

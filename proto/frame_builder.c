@@ -13,6 +13,7 @@
 #include "proto/varint.h"
 
 #define REC_WORST 4096          /* bound on one encoded record */
+#define IODELTA_FIELDS 16       /* an io row's mask and fields, at most */
 /* bound on what one record adds to the raw payload: itself and at most
  * four new strings of the string table */
 #define ADD_WORST (REC_WORST + 4 * (BCN_STR_MAX + BCN_VARINT_MAX))
@@ -403,6 +404,7 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 		  const struct bcn_record *r, uint8_t **pp)
 {
 	const struct bcn_rec_io *io = &r->u.io;
+	uint8_t scratch[2 * IODELTA_FIELDS * BCN_VARINT_MAX], *p0;
 	uint64_t idx;
 	int rc;
 
@@ -415,8 +417,17 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 		if (rc)
 			return rc;
 	}
-	*pp = b->iodelta ? io_delta(r, &b->pio, b->pjob, idx, *pp) :
-			   io_plain(io, idx, *pp);
+	if (b->iodelta) {
+		*pp = io_delta(r, &b->pio, b->pjob, idx, *pp);
+		return 0;
+	}
+	p0 = *pp;
+	*pp = io_plain(io, idx, *pp);
+	if (b->dtrack) {        /* what the delta form would have taken */
+		b->dio_plain = (size_t)(*pp - p0);
+		b->dio_delta = (size_t)(io_delta(r, &b->pio, b->pjob, idx,
+						 scratch) - scratch);
+	}
 	return 0;
 }
 
@@ -449,11 +460,44 @@ static void frame_begin(struct bcn_frame_builder *b)
 	b->iodelta_used = false;
 	memset(&b->pio, 0, sizeof(b->pio));
 	b->pjob = 0;
+	b->dtrack = b->dtrack_want && !b->iodelta && b->io_direct > 0;
+	b->dtrack_io = false;
+	b->dlen = 0;
 }
 
 void bcn_frame_builder_iodelta(struct bcn_frame_builder *b, bool on)
 {
 	b->iodelta_want = on;
+}
+
+void bcn_frame_builder_measure_delta(struct bcn_frame_builder *b, bool on)
+{
+	b->dtrack_want = on;
+}
+
+void bcn_frame_builder_last_sizes(const struct bcn_frame_builder *b,
+				  size_t *payload, size_t *delta_raw)
+{
+	*payload = b->last_plen;
+	*delta_raw = b->last_dlen;
+}
+
+/* Counts the record just written at start (len bytes) in the delta
+ * form's length: an io record without the job in its head, with its
+ * fields as io_put measured them; any other as it is. */
+static void dtrack_add(struct bcn_frame_builder *b, const struct bcn_record *r,
+		       size_t len)
+{
+	uint8_t jb[BCN_VARINT_MAX];
+
+	if (r->type == BCN_REC_IO) {
+		len = len - bcn_varint_put(jb, r->job) - b->dio_plain +
+		      b->dio_delta;
+		b->pio = r->u.io;
+		b->pjob = r->job;
+		b->dtrack_io = true;
+	}
+	b->dlen += len;
 }
 
 int bcn_frame_builder_add(struct bcn_frame_builder *b,
@@ -503,6 +547,8 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		return rc;
 	}
 	b->recs.len += (size_t)(p - start);
+	if (b->dtrack)
+		dtrack_add(b, r, (size_t)(p - start));
 	if (b->iodelta && r->type == BCN_REC_IO) {
 		b->pio = r->u.io;       /* io_put wrote it in the delta form */
 		b->pjob = r->job;
@@ -710,7 +756,7 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 			     uint64_t seq, struct bcn_buf *out)
 {
 	size_t nl = strlen(node), plen, raw, head;
-	uint8_t flags;
+	uint8_t flags, cnt[BCN_VARINT_MAX];
 	int rc;
 
 	if (nl == 0 || nl > BCN_NODE_MAX)
@@ -720,6 +766,9 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 	if (rc)
 		return rc;
 	b->last_columnar = flags & BCN_FRAME_F_COLUMNAR;
+	b->last_plen = plen;
+	b->last_dlen = b->dtrack && b->dtrack_io ?
+		       b->dlen + b->strs.len + bcn_varint_put(cnt, b->nstr) : 0;
 	if (nl + plen > b->zbuf.max - 64)
 		return -BCN_EFULL;
 	put_header(b->zbuf.data, BCN_FRAME_DATA, flags, (uint8_t)nl, (uint32_t)(nl + plen), b->nrec, seq,

@@ -50,6 +50,16 @@
  * KiB frames with 8 bytes a value had it; at 256 KiB it grew by about
  * 200 KiB for no fewer bytes on the DXT example (docs/clientd.md). */
 #define COLUMNAR_FRAME_MAX (128 * 1024)
+/* frame_codec auto: columns take several times the CPU of delta rows
+ * (bench/recode_bench: 190 to 400 ns a record against 15 to 60), so they
+ * must at least halve the bytes the delta form would take: on the DXT
+ * example they take 60% off, under random reads 27% to 35%. Where they
+ * do not, the next COLUMNAR_SKIP_MIN frames go as delta rows without
+ * trying, then twice as many after each try that fails again, up to
+ * COLUMNAR_SKIP_MAX (a few minutes at most between tries). */
+#define COLUMNAR_GAIN_DIV 2
+#define COLUMNAR_SKIP_MIN 4
+#define COLUMNAR_SKIP_MAX 64
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
 #define STATS_LINE_MAX 4096
@@ -79,6 +89,9 @@ struct bcn_collector {
 	int64_t col_credit;             /* frame_codec auto: ns of CPU time
 					 * columns may still take */
 	int64_t col_refilled;           /* monotonic ns of its last refill */
+	uint32_t col_skip;              /* frames to go without trying
+					 * columns (they did not pay) */
+	uint32_t col_backoff;           /* the last such skip, 0: none */
 	int64_t frame_t0;               /* monotonic ns of the first record
 					 * of the frame being built */
 	struct bcn_buf obuf;            /* one finished frame (--output) */
@@ -250,10 +263,14 @@ static int builder_reset(struct bcn_collector *c)
 		if (!rc)
 			rc = bcn_frame_builder_columnar(&c->b);
 	}
-	if (rc)
+	if (rc) {
 		bcn_frame_builder_free(&c->b);
-	else
+	} else {
 		bcn_frame_builder_iodelta(&c->b, c->iodelta);
+		/* what columns are weighed against (columns_judge) */
+		bcn_frame_builder_measure_delta(
+			&c->b, codec == BCN_COLLECTOR_CODEC_AUTO);
+	}
 	c->have_b = rc == 0;
 	return rc;
 }
@@ -322,6 +339,30 @@ static void columnar_charge(struct bcn_collector *c, int64_t cpu)
 	c->st.columnar_cpu_ns += (uint64_t)cpu;
 }
 
+/* frame_codec auto, after a frame that tried columns: whether they paid,
+ * that is took at most 1/COLUMNAR_GAIN_DIV of the bytes its io records
+ * in the delta form would have (a frame without io records is not judged:
+ * its rows' compressed size is not known). If not, the next frames skip
+ * columns (COLUMNAR_SKIP_MIN, doubling while tries keep failing). */
+static void columns_judge(struct bcn_collector *c)
+{
+	size_t payload, delta;
+
+	bcn_frame_builder_last_sizes(&c->b, &payload, &delta);
+	if (!delta)
+		return;
+	if (bcn_frame_builder_last_columnar(&c->b) &&
+	    payload <= delta / COLUMNAR_GAIN_DIV) {
+		c->col_backoff = 0;
+		return;
+	}
+	c->col_backoff = !c->col_backoff ? COLUMNAR_SKIP_MIN :
+			 c->col_backoff >= COLUMNAR_SKIP_MAX / 2 ?
+			 COLUMNAR_SKIP_MAX : c->col_backoff * 2;
+	c->col_skip = c->col_backoff;
+	c->st.columnar_declined++;
+}
+
 /* Finishes the current frame, if it holds records, and sends or writes
  * it. Returns 0 or the failure (counted, complained about, records
  * dropped). */
@@ -353,8 +394,13 @@ static int cut_frame(struct bcn_collector *c)
 	}
 	if (cols)
 		columnar_charge(c, thread_cpu_ns() - cpu0);
-	/* the next frame's size and form, by the credit left */
-	next_form(c, c->col_credit > 0);
+	if (cols && !rc)
+		columns_judge(c);
+	else if (!cols && c->col_skip)
+		c->col_skip--;
+	/* the next frame's size and form, by the credit left and whether
+	 * columns pay */
+	next_form(c, c->col_credit > 0 && !c->col_skip);
 	if (!rc) {
 		c->st.frames++;
 		c->st.columnar_frames += bcn_frame_builder_last_columnar(&c->b);
@@ -671,6 +717,7 @@ static void write_stats(const struct bcn_collector *c, const char *prog)
 		       ",\"sample_wall_us_mean\":%.1f,\"sample_wall_us_max\":%.1f"
 		       ",\"columnar_frames\":%" PRIu64
 		       ",\"columnar_cpu_us\":%" PRIu64
+		       ",\"columnar_declined\":%" PRIu64
 		       ",\"process_cpu_us\":%" PRIu64 ",\"children_cpu_us\":%"
 		       PRIu64, prog, s->samples, s->records, s->frames,
 		       s->bad_records, s->send_errors, s->sample_errors,
@@ -680,6 +727,7 @@ static void write_stats(const struct bcn_collector *c, const char *prog)
 		       (double)s->sample_wall_ns / 1e3 / (double)n,
 		       (double)s->sample_wall_max_ns / 1e3,
 		       s->columnar_frames, s->columnar_cpu_ns / 1000,
+		       s->columnar_declined,
 		       tv_us(&self.ru_utime) + tv_us(&self.ru_stime),
 		       tv_us(&kids.ru_utime) + tv_us(&kids.ru_stime));
 	add_memory(&line);

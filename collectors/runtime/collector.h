@@ -293,6 +293,8 @@ struct bcn_collector_stats {
 	uint64_t columnar_frames;       /* frames with columnar payloads */
 	uint64_t columnar_cpu_ns;       /* thread CPU time of the frames that
 					 * tried columns (frame_codec auto) */
+	uint64_t columnar_declined;     /* tries where columns did not halve
+					 * the delta rows' bytes (auto) */
 };
 
 /* Copies the loop counters into *st. */

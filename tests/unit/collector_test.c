@@ -26,12 +26,17 @@
 /* The configuration of the test daemon: one key of its own. */
 struct fake_conf {
 	uint64_t per_sample;            /* records per sample */
+	uint64_t io;                    /* io records: 1 random, 2 strided */
 	struct bcn_collector_conf cc;
 };
 
 static const struct bcn_config_opt fake_tab[] = {
 	{ "per_sample", BCN_CFG_UINT, BCN_CFG_MEMBER(struct fake_conf, per_sample),
 	  .min = 1, .max = 100000, .def = "2", .help = "Records per sample." },
+	{ "io", BCN_CFG_UINT, BCN_CFG_MEMBER(struct fake_conf, io),
+	  .max = 2, .def = "0",
+	  .help = "Send io records instead of port records: 1, random "
+		  "reads of varying times; 2, a strided sequence of reads." },
 	BCN_COLLECTOR_CONFIG_OPTIONS(struct fake_conf, cc),
 	{ .name = NULL }
 };
@@ -41,6 +46,7 @@ struct fake_state {
 	int inits, finis, samples;
 	int64_t t[MAX_SAMPLES], dur[MAX_SAMPLES];
 	int read_rc;                    /* of a file that does not exist */
+	uint64_t rnd, nio;              /* fake_io's */
 	struct bcn_buf buf;
 };
 
@@ -52,6 +58,45 @@ static int fake_init(void *arg, struct bcn_collector *c)
 	assert_string_equal(bcn_collector_conf(c)->node,
 			    s->conf->cc.node);
 	bcn_buf_init(&s->buf, 4096);
+	return 0;
+}
+
+/* Adds the io records of one sample (conf io 1 or 2): pairs of random
+ * 4 KiB reads at random moments, or reads 8 KiB apart at regular ones. */
+static int fake_io(struct fake_state *s, struct bcn_collector *c, int64_t t)
+{
+	struct bcn_record r;
+	int rc;
+
+	for (uint64_t i = 0; i < s->conf->per_sample; i++) {
+		bcn_record_init(&r, BCN_REC_IO);
+		r.job = 5;
+		r.u.io.pid = 100;
+		r.u.io.op = BCN_IO_READ;
+		r.u.io.fd = 3;
+		r.u.io.file = 7;
+		r.u.io.path = "";
+		r.u.io.size = 4096;
+		if (s->conf->io == 1) {
+			s->rnd = s->rnd * 6364136223846793005ull + 1442695040888963407ull;
+			r.t = t + (int64_t)(i * 200000 + (s->rnd >> 40) % 150000);
+			r.dur = (int64_t)((s->rnd >> 20) % 40000) + 2000;
+			r.u.io.busy = (uint64_t)r.dur - (s->rnd >> 50) % 1000;
+			r.u.io.offset = (s->rnd >> 8) % 16384 * 4096;
+			r.u.io.count = 2;
+			r.u.io.stride = ((int64_t)((s->rnd >> 30) % 16384) - 8192) * 4096;
+		} else {
+			r.t = t + (int64_t)i * 1000;
+			r.dur = 500;
+			r.u.io.busy = 500;
+			r.u.io.offset = (s->nio++) * 8192;
+			r.u.io.count = 1;
+		}
+		rc = bcn_collector_add(c, &r);
+		if (rc)
+			return rc;
+	}
+	s->samples++;
 	return 0;
 }
 
@@ -67,6 +112,8 @@ static int fake_sample(void *arg, struct bcn_collector *c, int64_t t,
 		s->dur[s->samples] = dur;
 	}
 	s->read_rc = bcn_collector_read(c, "sys/class/no/such/file", &s->buf);
+	if (s->conf->io)
+		return fake_io(s, c, t);
 	for (uint64_t i = 0; i < s->conf->per_sample; i++) {
 		bcn_record_init(&r, BCN_REC_PORT);
 		r.t = t;
@@ -290,6 +337,72 @@ static void test_loop_auto(void **state)
 		}
 }
 
+/* The flags of each frame in the file at path (n of them). */
+static size_t frame_flags(const char *path, uint8_t *flags, size_t max,
+			  uint64_t *records)
+{
+	struct bcn_frame_limits lim = BCN_FRAME_LIMITS_DEFAULT;
+	struct bcn_buf file;
+	struct bcn_frame f;
+	struct bcn_record r;
+	size_t off = 0, used, n = 0;
+
+	*records = 0;
+	bcn_buf_init(&file, 64u << 20);
+	assert_int_equal(bcn_buf_read_file(&file, path), 0);
+	bcn_frame_init(&f);
+	while (off < file.len) {
+		assert_int_equal(bcn_frame_open(&f, file.data + off,
+						file.len - off, &lim, &used), 0);
+		assert_true(n < max);
+		flags[n++] = f.hdr.flags;
+		while (bcn_frame_next(&f, &r) == 1)
+			*records += 1;
+		off += used;
+	}
+	bcn_frame_free(&f);
+	bcn_buf_free(&file);
+	return n;
+}
+
+/* frame_codec auto weighs columns against the delta rows they replace:
+ * random reads at random moments, where columns save a third at most,
+ * get one try, then COLUMNAR_SKIP_MIN (4) frames of delta rows, another
+ * try, then 8 frames; a strided sequence, where columns take far more
+ * than half off, stays columnar (the credit is ample in both). */
+static void test_loop_auto_judge(void **state)
+{
+	static struct fake_conf conf;
+	static struct fake_state s;
+	const uint8_t cz = BCN_FRAME_F_ZSTD | BCN_FRAME_F_COLUMNAR;
+	const uint8_t dz = BCN_FRAME_F_ZSTD | BCN_FRAME_F_IODELTA;
+	char out[64];
+	uint8_t fl[32];
+	uint64_t recs;
+
+	(void)state;
+	for (int k = 1; k <= 2; k++) {
+		char *argv[] = { "fake", "--node", "cn07", "--count", "16",
+				 "--interval", "10ms", "--output", out,
+				 "--frame-columnar-cpu", "1000000",
+				 "--frame-age", "0", "--per-sample", "1000",
+				 "--io", k == 1 ? "1" : "2",
+				 "--log-level", "error", NULL };
+
+		temp_path(out, sizeof(out), "judge");
+		assert_int_equal(run_main(&conf, &s, argv), 0);
+		assert_int_equal(frame_flags(out, fl, 32, &recs), 16);
+		unlink(out);
+		assert_int_equal(recs, 16000);
+		for (int i = 0; i < 16; i++) {
+			bool tries = k == 2 || i == 0 || i == 5 || i == 14;
+
+			print_message("io %d frame %d flags %x\n", k, i, fl[i]);
+			assert_int_equal(fl[i], tries ? cz : dz);
+		}
+	}
+}
+
 /* Frames are zstd-compressed with --frame-codec zstd, zlib-compressed with
  * --frame-codec zlib (log servers older than zstd frames), columnar and
  * zstd-compressed with --frame-codec columnar, with the same records
@@ -495,6 +608,7 @@ int main(void)
 		cmocka_unit_test(test_loop_output),
 		cmocka_unit_test(test_loop_codec),
 		cmocka_unit_test(test_loop_auto),
+		cmocka_unit_test(test_loop_auto_judge),
 		cmocka_unit_test(test_loop_cut),
 		cmocka_unit_test(test_loop_age),
 		cmocka_unit_test(test_default_node),

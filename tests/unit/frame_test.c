@@ -625,6 +625,25 @@ static void test_iodelta_roundtrip(void **state)
 	assert_true(delta < plain);
 	/* with columns allowed the delta form still wins: no columns */
 	assert_int_equal(iodelta_frame(in, NREC, true, true), delta);
+	/* a plain frame measuring the delta form knows its length exactly;
+	 * one without io records, or not measuring, says 0 */
+	for (int k = 0; k < 3; k++) {
+		size_t pl, dl;
+
+		bcn_buf_init(&wire, 64 << 20);
+		assert_int_equal(bcn_frame_builder_init(&b, &lim, 0), 0);
+		assert_int_equal(bcn_frame_builder_zstd(&b, -2), 0);
+		bcn_frame_builder_measure_delta(&b, k < 2);
+		for (int i = 0; i < NREC; i++)
+			if (k != 1 || in[i].type != BCN_REC_IO)
+				assert_int_equal(bcn_frame_builder_add(&b, &in[i]), 0);
+		assert_int_equal(bcn_frame_builder_finish(&b, "cn7", 1, &wire), 0);
+		bcn_frame_builder_last_sizes(&b, &pl, &dl);
+		assert_int_equal(pl, wire.len - BCN_FRAME_HDR_LEN - 3);
+		assert_int_equal(dl, k == 0 ? delta : 0);
+		bcn_frame_builder_free(&b);
+		bcn_buf_free(&wire);
+	}
 	/* the first record of a frame fixes the frame's form */
 	bcn_buf_init(&wire, 1 << 20);
 	assert_int_equal(bcn_frame_builder_init(&b, &lim, 0), 0);
