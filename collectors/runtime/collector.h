@@ -129,7 +129,8 @@ extern const char *const bcn_collector_codecs[];
 	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
 	  .words = bcn_collector_codecs, .def = "auto", \
 	  .help = "Send columnar payloads (about half the bytes) while " \
-		  "they cost at most frame_columnar_cpu, else rows with " \
+		  "they cost at most frame_columnar_cpu and halve the " \
+		  "bytes of the delta rows they replace, else rows with " \
 		  "io records in the delta form, compressed with zstd " \
 		  "(auto); or always plain zstd rows, or zlib rows for " \
 		  "log servers that predate zstd frames, or always " \
