@@ -52,12 +52,13 @@
 #define COLUMNAR_FRAME_MAX (128 * 1024)
 /* frame_codec auto: columns take several times the CPU of delta rows
  * (bench/recode_bench: 190 to 400 ns a record against 15 to 60), so they
- * must at least halve the bytes the delta form would take: on the DXT
- * example they take 60% off, under random reads 27% to 35%. Where they
- * do not, the next COLUMNAR_SKIP_MIN frames go as delta rows without
- * trying, then twice as many after each try that fails again, up to
- * COLUMNAR_SKIP_MAX (a few minutes at most between tries). */
-#define COLUMNAR_GAIN_DIV 2
+ * must take at least COLUMNAR_GAIN_PCT percent off the bytes the delta
+ * form would take: on the DXT example they take 60% off, under random
+ * reads 27% to 35%. Where they do not, the next COLUMNAR_SKIP_MIN frames
+ * go as delta rows without trying, then twice as many after each try
+ * that fails again, up to COLUMNAR_SKIP_MAX (a few minutes at most
+ * between tries). */
+#define COLUMNAR_GAIN_PCT 40
 #define COLUMNAR_SKIP_MIN 4
 #define COLUMNAR_SKIP_MAX 64
 #define FILE_COMPLAINTS 64              /* rate-limit slots for paths */
@@ -340,10 +341,11 @@ static void columnar_charge(struct bcn_collector *c, int64_t cpu)
 }
 
 /* frame_codec auto, after a frame that tried columns: whether they paid,
- * that is took at most 1/COLUMNAR_GAIN_DIV of the bytes its io records
- * in the delta form would have (a frame without io records is not judged:
- * its rows' compressed size is not known). If not, the next frames skip
- * columns (COLUMNAR_SKIP_MIN, doubling while tries keep failing). */
+ * that is took COLUMNAR_GAIN_PCT percent or more off the bytes its io
+ * records would have taken in the delta form (a frame without io records
+ * is not judged: its rows' compressed size is not known). If not, the
+ * next frames skip columns (COLUMNAR_SKIP_MIN, doubling while tries keep
+ * failing). Frames are at most a few MiB: no overflow. */
 static void columns_judge(struct bcn_collector *c)
 {
 	size_t payload, delta;
@@ -352,7 +354,7 @@ static void columns_judge(struct bcn_collector *c)
 	if (!delta)
 		return;
 	if (bcn_frame_builder_last_columnar(&c->b) &&
-	    payload <= delta / COLUMNAR_GAIN_DIV) {
+	    payload * 100 <= delta * (100 - COLUMNAR_GAIN_PCT)) {
 		c->col_backoff = 0;
 		return;
 	}

@@ -129,8 +129,8 @@ extern const char *const bcn_collector_codecs[];
 	{ "frame_codec", BCN_CFG_ENUM, BCN_CFG_MEMBER(type, m.frame_codec), \
 	  .words = bcn_collector_codecs, .def = "auto", \
 	  .help = "Send columnar payloads (about half the bytes) while " \
-		  "they cost at most frame_columnar_cpu and halve the " \
-		  "bytes of the delta rows they replace, else rows with " \
+		  "they cost at most frame_columnar_cpu and take 40% off " \
+		  "the bytes of the delta rows they replace, else rows with " \
 		  "io records in the delta form, compressed with zstd " \
 		  "(auto); or always plain zstd rows, or zlib rows for " \
 		  "log servers that predate zstd frames, or always " \
@@ -294,8 +294,8 @@ struct bcn_collector_stats {
 	uint64_t columnar_frames;       /* frames with columnar payloads */
 	uint64_t columnar_cpu_ns;       /* thread CPU time of the frames that
 					 * tried columns (frame_codec auto) */
-	uint64_t columnar_declined;     /* tries where columns did not halve
-					 * the delta rows' bytes (auto) */
+	uint64_t columnar_declined;     /* tries where columns did not take
+					 * 40% off the delta rows' bytes */
 };
 
 /* Copies the loop counters into *st. */

@@ -345,7 +345,7 @@ static void test_loop_auto(void **state)
  * random reads at random moments, where columns save a third at most,
  * get one try, then COLUMNAR_SKIP_MIN (4) frames of delta rows, another
  * try, then 8 frames; a strided sequence, where columns take far more
- * than half off, stays columnar (the credit is ample in both). */
+ * than 40% off, stays columnar (the credit is ample in both). */
 static void test_loop_auto_judge(void **state)
 {
 	static struct fake_conf conf;
