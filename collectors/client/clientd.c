@@ -87,6 +87,16 @@ static int clientd_ready(void *state, struct bcn_collector *c)
 	return d->tsock ? bcn_tsock_receive(d->tsock, c, false) : 0;
 }
 
+/* Only the tracer, with nothing followed and everything reported: the
+ * loop need not wake until a datagram comes. */
+static bool clientd_idle(void *state)
+{
+	struct clientd *d = state;
+
+	return d->tsock && !d->have_lwfs && !d->have_proc &&
+	       bcn_tsock_idle(d->tsock);
+}
+
 static int clientd_sample(void *state, struct bcn_collector *c, int64_t t,
 			  int64_t dur)
 {
@@ -163,6 +173,7 @@ static const struct bcn_collector_ops clientd_ops = {
 	.fini = clientd_fini,
 	.watch_fd = clientd_watch_fd,
 	.ready = clientd_ready,
+	.idle = clientd_idle,
 	.sample_on_stop = true,
 };
 

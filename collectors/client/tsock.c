@@ -661,6 +661,15 @@ void bcn_tsock_report(struct bcn_tsock *s, struct bcn_collector *c)
 	s->rep_bad = s->st.bad_datagrams + s->st.bad_records;
 }
 
+bool bcn_tsock_idle(const struct bcn_tsock *s)
+{
+	/* (without processes the losses are those of forgotten ones) */
+	return s->nprocs == 0 && s->st.dropped_ops == s->rep_dropped &&
+	       s->lost_forgotten <= s->rep_lost &&
+	       s->st.bad_datagrams + s->st.bad_records == s->rep_bad &&
+	       s->st.streams_cut + s->st.streams_partial == s->rep_cut;
+}
+
 void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st)
 {
 	count_lost(s);

@@ -108,6 +108,11 @@ void bcn_tsock_report(struct bcn_tsock *s, struct bcn_collector *c);
 
 void bcn_tsock_stats(struct bcn_tsock *s, struct bcn_tsock_stats *st);
 
+/* Whether a sample would find nothing to do: no process followed (so
+ * no runs held back, no stream to sweep) and every drop, loss or bad
+ * datagram reported. */
+bool bcn_tsock_idle(const struct bcn_tsock *s);
+
 /* Adds the runs held back to c: of processes not heard for
  * BCN_TSOCK_HOLD_NS, or all of them (the last sample). */
 void bcn_tsock_release(struct bcn_tsock *s, struct bcn_collector *c,

@@ -65,6 +65,8 @@
 #define STATUS_MAX 65536                /* /proc/self/status, read at exit */
 #define STATS_LINE_MAX 4096
 #define CLOCK_STEP_NS NS_PER_SEC          /* wall clock jumps larger: resync */
+#define IDLE_SLEEP_MAX_NS (3600 * NS_PER_SEC) /* an idle daemon's longest
+					       * sleep */
 
 const char *const bcn_collector_log_dests[] = { "stderr", "syslog", NULL };
 const char *const bcn_collector_codecs[] = { "auto", "zstd", "zlib",
@@ -583,9 +585,10 @@ static void take_sample(struct bcn_collector *c,
 }
 
 /* Sleeps until the monotonic deadline, a signal, a sample request or
- * the daemon's watched descriptor is readable (then calls its ready());
- * the stop and sample signals are unblocked only while waiting. */
-static void wait_until(struct bcn_collector *c,
+ * the daemon's watched descriptor is readable (then calls its ready()
+ * and returns true); the stop and sample signals are unblocked only
+ * while waiting. */
+static bool wait_until(struct bcn_collector *c,
 		       const struct bcn_collector_ops *ops, void *state,
 		       int64_t deadline, const sigset_t *waitmask)
 {
@@ -595,20 +598,48 @@ static void wait_until(struct bcn_collector *c,
 	int rc;
 
 	if (left <= 0 || stop_requested || sample_requested)
-		return;
+		return false;
 	if (ops->watch_fd && ops->ready)
 		pfd.fd = ops->watch_fd(state);
 	ts.tv_sec = left / NS_PER_SEC;
 	ts.tv_nsec = left % NS_PER_SEC;
 	if (ppoll(&pfd, pfd.fd >= 0 ? 1 : 0, &ts, waitmask) <= 0 ||
 	    !(pfd.revents & (POLLIN | POLLERR | POLLHUP)))
-		return;
+		return false;
 	rc = ops->ready(state, c);
 	if (rc) {
 		c->st.sample_errors++;
 		bcn_complain(&c->sample_c, BCN_LOG_ERR, "receiving failed: %s",
 			     bcn_strerror(rc));
 	}
+	return true;
+}
+
+/* The tick on the grid (tick0 + k iv) at or after t. */
+static int64_t tick_at(int64_t tick0, int64_t iv, int64_t t)
+{
+	return t <= tick0 ? tick0 : tick0 + (t - tick0 + iv - 1) / iv * iv;
+}
+
+/* With ops->idle: the tick to sleep until instead of the one due at
+ * next, or next when the sample is to be taken (the daemon has work, a
+ * frame is being built, a health record is due). */
+static int64_t idle_tick(struct bcn_collector *c,
+			 const struct bcn_collector_ops *ops, void *state,
+			 int64_t tick0, int64_t iv, int64_t next)
+{
+	int64_t wake = mono_ns() + IDLE_SLEEP_MAX_NS;
+
+	if (!ops->idle || c->cc->count || sample_requested ||
+	    (c->have_b && bcn_frame_builder_count(&c->b)) || !ops->idle(state))
+		return next;
+	if (c->snd && c->cc->health_interval_ms > 0) {
+		if (c->health_next <= next)
+			return next;
+		if (c->health_next < wake)
+			wake = c->health_next;
+	}
+	return tick_at(tick0, iv, wake);
 }
 
 /* The loop: one sample at once, then one per tick, until count samples
@@ -618,14 +649,23 @@ static void run_loop(struct bcn_collector *c,
 		     const sigset_t *waitmask)
 {
 	int64_t iv = c->cc->interval_ms * NS_PER_MS;
-	int64_t next = mono_ns(), prev = 0, wall = 0;
+	int64_t next = mono_ns(), tick0 = next, prev = 0, wall = 0, t;
 	bool first = true;
 
 	while (!stop_requested) {
 		int64_t now = mono_ns(), real = bcn_real_ns(), missed;
 
 		if (now < next && !sample_requested) {
-			wait_until(c, ops, state, next, waitmask);
+			/* records may have come to an idle daemon: its ticks
+			 * resume (next is the coming tick unless it idled) */
+			if (wait_until(c, ops, state, next, waitmask) &&
+			    (t = tick_at(tick0, iv, mono_ns())) < next)
+				next = t;
+			continue;
+		}
+		if (!first && (t = idle_tick(c, ops, state, tick0, iv,
+					     next)) > next) {
+			next = t;       /* skip the ticks of an idle daemon */
 			continue;
 		}
 		sample_requested = 0;

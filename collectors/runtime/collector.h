@@ -193,6 +193,13 @@ struct bcn_collector_ops {
 	 * or earlier when a frame fills up) and must not block. */
 	int (*watch_fd)(void *state);
 	int (*ready)(void *state, struct bcn_collector *c);
+	/* Optional: whether a sample now would have nothing to do (no
+	 * records held back, nothing followed, nothing to report). While it
+	 * says so and no frame is being built, the loop skips its ticks
+	 * until ready() is called or a health record is due: an idle
+	 * daemon does not wake (a compute node's jitter). Samples then
+	 * close longer windows. Not with count. */
+	bool (*idle)(void *state);
 	/* Take one last sample, over the part of an interval that has
 	 * passed, when SIGTERM/SIGINT stops the loop. */
 	bool sample_on_stop;
