@@ -225,14 +225,15 @@ struct bcn_frame_builder {
 	bool last_columnar;             /* the last frame finished was */
 	bool iodelta_want;              /* frames begun from now on: */
 	bool iodelta;                   /* this frame's io rows elide */
-	bool iodelta_used;              /* and it holds one */
+	bool io_seen;                   /* this delta or measuring frame
+					 * holds an io record */
 	struct bcn_rec_io pio;          /* the previous io record's fields */
 	uint64_t pjob;                  /* and its job */
 	bool dtrack_want;               /* plain frames measure the delta */
 	bool dtrack;                    /* form's length: this one does, */
-	bool dtrack_io;                 /* holds an io record, */
 	size_t dlen;                    /* its records' bytes in that form */
-	size_t dio_plain, dio_delta;    /* the last io record's fields */
+	ptrdiff_t dio_diff;             /* the last io record's: delta form
+					 * less plain row */
 	size_t last_plen, last_dlen;    /* bcn_frame_builder_last_sizes */
 };
 

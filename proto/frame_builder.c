@@ -423,11 +423,11 @@ static int io_put(struct bcn_frame_builder *b, const struct bcn_record_desc *d,
 	}
 	p0 = *pp;
 	*pp = io_plain(io, idx, *pp);
-	if (b->dtrack) {        /* what the delta form would have taken */
-		b->dio_plain = (size_t)(*pp - p0);
-		b->dio_delta = (size_t)(io_delta(r, &b->pio, b->pjob, idx,
-						 scratch) - scratch);
-	}
+	if (b->dtrack)          /* what the delta form would have taken,
+				 * the job moved from the row's head */
+		b->dio_diff = (io_delta(r, &b->pio, b->pjob, idx, scratch) -
+			       scratch) - (*pp - p0) -
+			      (ptrdiff_t)bcn_varint_put(scratch, r->job);
 	return 0;
 }
 
@@ -457,11 +457,10 @@ static void frame_begin(struct bcn_frame_builder *b)
 		b->io_direct = io_order_holds(bcn_record_desc(BCN_REC_IO)) ?
 			       1 : -1;
 	b->iodelta = b->iodelta_want && b->io_direct > 0;
-	b->iodelta_used = false;
+	b->io_seen = false;
 	memset(&b->pio, 0, sizeof(b->pio));
 	b->pjob = 0;
 	b->dtrack = b->dtrack_want && !b->iodelta && b->io_direct > 0;
-	b->dtrack_io = false;
 	b->dlen = 0;
 }
 
@@ -480,24 +479,6 @@ void bcn_frame_builder_last_sizes(const struct bcn_frame_builder *b,
 {
 	*payload = b->last_plen;
 	*delta_raw = b->last_dlen;
-}
-
-/* Counts the record just written at start (len bytes) in the delta
- * form's length: an io record without the job in its head, with its
- * fields as io_put measured them; any other as it is. */
-static void dtrack_add(struct bcn_frame_builder *b, const struct bcn_record *r,
-		       size_t len)
-{
-	uint8_t jb[BCN_VARINT_MAX];
-
-	if (r->type == BCN_REC_IO) {
-		len = len - bcn_varint_put(jb, r->job) - b->dio_plain +
-		      b->dio_delta;
-		b->pio = r->u.io;
-		b->pjob = r->job;
-		b->dtrack_io = true;
-	}
-	b->dlen += len;
 }
 
 int bcn_frame_builder_add(struct bcn_frame_builder *b,
@@ -547,12 +528,13 @@ int bcn_frame_builder_add(struct bcn_frame_builder *b,
 		return rc;
 	}
 	b->recs.len += (size_t)(p - start);
-	if (b->dtrack)
-		dtrack_add(b, r, (size_t)(p - start));
-	if (b->iodelta && r->type == BCN_REC_IO) {
-		b->pio = r->u.io;       /* io_put wrote it in the delta form */
+	if (b->dtrack)          /* the delta form's length (io_put's diff) */
+		b->dlen += (size_t)((p - start) + (r->type == BCN_REC_IO ?
+						   b->dio_diff : 0));
+	if (r->type == BCN_REC_IO && (b->iodelta || b->dtrack)) {
+		b->pio = r->u.io;       /* the next io record's reference */
 		b->pjob = r->job;
-		b->iodelta_used = true;
+		b->io_seen = true;
 	}
 	b->last_t = r->t;
 	b->nrec++;
@@ -684,7 +666,7 @@ static int build_payload(struct bcn_frame_builder *b, size_t head,
 	*flags = b->zstd ? BCN_FRAME_F_ZSTD : b->level ? BCN_FRAME_F_ZLIB : 0;
 	/* (a frame without io records stays plain: any log server takes
 	 * it) */
-	if (b->iodelta_used)
+	if (b->iodelta && b->io_seen)
 		*flags |= BCN_FRAME_F_IODELTA;
 	/* columns that would not fit, or take more room than the rows (a
 	 * few records of many fields), give way to the rows; the column
@@ -767,7 +749,7 @@ int bcn_frame_builder_finish(struct bcn_frame_builder *b, const char *node,
 		return rc;
 	b->last_columnar = flags & BCN_FRAME_F_COLUMNAR;
 	b->last_plen = plen;
-	b->last_dlen = b->dtrack && b->dtrack_io ?
+	b->last_dlen = b->dtrack && b->io_seen ?
 		       b->dlen + b->strs.len + bcn_varint_put(cnt, b->nstr) : 0;
 	if (nl + plen > b->zbuf.max - 64)
 		return -BCN_EFULL;
