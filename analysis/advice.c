@@ -88,6 +88,72 @@ static uint64_t count_layer(const struct bcn_report *r, const char *layer,
 	return n;
 }
 
+/* Whether layer l reported every component the job needed, or could
+ * not be judged (a job without a nodelist, a layer without collectors
+ * anywhere is judged incomplete by the coverage). Rules that compare the
+ * job's own traffic across layers need it: an unmonitored node's bytes
+ * would look like another job's, or like extra backend reads. */
+static bool complete(const struct bcn_report *r, int l)
+{
+	return r->cover[l].complete;
+}
+
+/* The layers that did not cover the job, and what its figures are
+ * bounded by. */
+static int partial_coverage(struct bcn_report *r,
+			    const struct bcn_advice_config *c)
+{
+	char miss[200] = "", ev[512];
+	size_t n = 0, e;
+	struct bcn_advice_finding *f;
+
+	(void)c;
+	e = (size_t)snprintf(ev, sizeof(ev), "{\"volume_source\":\"%s\","
+			     "\"volume_exact\":%s", r->volume_source,
+			     r->volume_exact ? "true" : "false");
+	for (int l = 0; l < BCN_COVER_MAX; l++) {
+		const struct bcn_report_cover *cv = &r->cover[l];
+
+		if (!cv->known || cv->complete)
+			continue;
+		if (n < sizeof(miss))
+			n += (size_t)snprintf(miss + n, sizeof(miss) - n,
+					      "%s%s %" PRIu64 " of %" PRIu64,
+					      n ? ", " : "",
+					      bcn_report_layer_name(l),
+					      cv->expected - cv->reported,
+					      cv->expected);
+		if (e < sizeof(ev))
+			e += (size_t)snprintf(ev + e, sizeof(ev) - e,
+				",\"%s\":{\"expected\":%" PRIu64 ",\"reported\":%"
+				PRIu64 ",\"missing\":\"%.100s%s\"}",
+				bcn_report_layer_name(l), cv->expected,
+				cv->reported, cv->missing ? cv->missing : "",
+				cv->missing && strlen(cv->missing) > 100 ?
+				"..." : "");
+	}
+	if (!n)
+		return 0;
+	if (!(f = add(r, "partial_coverage", r->volume_exact ? "info" :
+		      "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "missing %s: %s", miss,
+		 !strcmp(r->volume_source, "ost") ?
+		 (r->volume_exact ? "the volume comes from the OSTs' job_stats "
+		  "(complete); mode, processes and files from the nodes that "
+		  "were traced" : "the volume comes from the OSTs' job_stats "
+		  "and is a lower bound") :
+		 "the figures are lower bounds (from the nodes that were "
+		 "traced)");
+	if (e + 2 <= sizeof(ev))
+		snprintf(ev + e, sizeof(ev) - e, "}");
+	else
+		snprintf(ev, sizeof(ev), "{\"volume_source\":\"%s\"}",
+			 r->volume_source);
+	snprintf(f->evidence, sizeof(f->evidence), "%s", ev);
+	return 0;
+}
+
 static int no_io(struct bcn_report *r, const struct bcn_advice_config *c)
 {
 	struct bcn_advice_finding *f;
@@ -136,6 +202,8 @@ static int n1_few_osts(struct bcn_report *r, const struct bcn_advice_config *c)
 	struct bcn_advice_finding *f;
 
 	n = count_layer(r, "ost", &max, &sum, &b);
+	if (!complete(r, BCN_COVER_CLIENT) || !complete(r, BCN_COVER_OST))
+		return 0;       /* the mode of a sample; OSTs unseen */
 	if (strcmp(r->mode, "N-1") || !r->write_bytes ||
 	    r->io_nodes < c->n1_min_nodes || n >= c->n1_min_osts)
 		return 0;
@@ -201,6 +269,8 @@ static int one_process_io(struct bcn_report *r,
 	uint64_t bytes = r->read_bytes + r->write_bytes;
 	struct bcn_advice_finding *f;
 
+	if (!complete(r, BCN_COVER_CLIENT))
+		return 0;       /* the other nodes' processes are unseen */
 	if (r->io_procs != 1 || r->nnodes < c->one_rank_min_nodes ||
 	    bytes < c->min_bytes)
 		return 0;
@@ -238,14 +308,6 @@ static int imbalance(struct bcn_report *r, const struct bcn_advice_config *c,
 	return 0;
 }
 
-/* Whether the client records cover the whole job: every node did I/O,
- * or one process did it all. Rules that compare the job's own traffic
- * with a server's need it (an unmonitored node's bytes would look like
- * another job's, or like extra backend reads). */
-static bool covered(const struct bcn_report *r)
-{
-	return r->io_procs == 1 || r->io_nodes >= r->nnodes;
-}
 
 static int backend_reads(struct bcn_report *r,
 			 const struct bcn_advice_config *c)
@@ -253,7 +315,7 @@ static int backend_reads(struct bcn_report *r,
 	uint64_t ost = 0;
 	struct bcn_advice_finding *f;
 
-	if (!covered(r))
+	if (!complete(r, BCN_COVER_CLIENT) || !complete(r, BCN_COVER_OST))
 		return 0;
 	for (size_t i = 0; i < r->nparts; i++)
 		if (!strcmp(r->parts[i].layer, "ost"))
@@ -278,7 +340,7 @@ static int heavy_neighbour(struct bcn_report *r,
 {
 	struct bcn_advice_finding *f;
 
-	if (!covered(r))
+	if (!complete(r, BCN_COVER_CLIENT))
 		return 0;
 	for (size_t i = 0; i < r->nparts; i++) {
 		const struct bcn_report_part *p = &r->parts[i];
@@ -306,17 +368,23 @@ static int heavy_neighbour(struct bcn_report *r,
 
 static int ost_imbalance(struct bcn_report *r, const struct bcn_advice_config *c)
 {
+	if (!complete(r, BCN_COVER_OST))
+		return 0;
 	return imbalance(r, c, "ost", "ost_imbalance", "OST");
 }
 
+/* The job's bytes per forwarding node are its nodes' client records':
+ * only with every node covered. */
 static int fwd_imbalance(struct bcn_report *r, const struct bcn_advice_config *c)
 {
+	if (!complete(r, BCN_COVER_CLIENT) || !complete(r, BCN_COVER_FORWARD))
+		return 0;
 	return imbalance(r, c, "forward", "fwd_imbalance", "forwarding node");
 }
 
 static int (*const rules[])(struct bcn_report *,
 			    const struct bcn_advice_config *) = {
-	no_io, trace_incomplete, n1_few_osts, small_requests, metadata_heavy, one_process_io,
+	partial_coverage, no_io, trace_incomplete, n1_few_osts, small_requests, metadata_heavy, one_process_io,
 	ost_imbalance, fwd_imbalance, backend_reads, heavy_neighbour,
 };
 

@@ -30,6 +30,9 @@ void bcn_report_config_defaults(struct bcn_report_config *c)
 	c->topology_age_ms = 2 * 3600000ll;
 	c->net_imbalance_pct = 300;
 	c->net_min_bytes = 1ull << 30;
+	c->cover_pct = 90;
+	c->health_grace_ms = 120000;
+	c->cover_lookback_ms = 300000;
 	bcn_advice_config_defaults(&c->advice);
 }
 
@@ -169,7 +172,7 @@ static int client_record(void *arg, const struct bcn_record *r)
 	rep->op_count[r->u.io.op < BCN_IO_OP_MAX ? r->u.io.op :
 		      BCN_IO_OTHER] += r->u.io.count;
 	if (t.meta_ops)
-		spread(c, c->meta, r->t, 0, t.meta_ops);
+		spread(c, c->cli.meta, r->t, 0, t.meta_ops);
 	if (!data)
 		return 0;
 	rep->size_hist[size_bucket(r->u.io.size)] += data;
@@ -177,12 +180,12 @@ static int client_record(void *arg, const struct bcn_record *r)
 		rep->io_first = r->t;
 	if (r->t + r->dur > rep->io_last)
 		rep->io_last = r->t + r->dur;
-	spread(c, c->rd, r->t, r->dur, t.read_bytes);
-	spread(c, c->wr, r->t, r->dur, t.write_bytes);
+	spread(c, c->cli.rd, r->t, r->dur, t.read_bytes);
+	spread(c, c->cli.wr, r->t, r->dur, t.write_bytes);
 	if (t.read_ops)
-		span(c, c->rfirst, c->rlast, r->t, r->dur);
+		span(c, c->cli.rfirst, c->cli.rlast, r->t, r->dur);
 	if (t.write_ops)
-		span(c, c->wfirst, c->wlast, r->t, r->dur);
+		span(c, c->cli.wfirst, c->cli.wlast, r->t, r->dur);
 	rc = node_entry(c, r->node, &e);
 	if (!rc) {
 		e->v[0] += t.read_bytes;
@@ -198,11 +201,59 @@ static int client_record(void *arg, const struct bcn_record *r)
 	return rc;
 }
 
+void bcn_report_bucket_add(struct bcn_report_cpass *c,
+			   struct bcn_report_buckets *b, int64_t t,
+			   int64_t dur, uint64_t rd, uint64_t wr)
+{
+	spread(c, b->rd, t, dur, rd);
+	spread(c, b->wr, t, dur, wr);
+	if (rd)
+		span(c, b->rfirst, b->rlast, t, dur);
+	if (wr)
+		span(c, b->wfirst, b->wlast, t, dur);
+}
+
+void bcn_report_bucket_meta(struct bcn_report_cpass *c,
+			    struct bcn_report_buckets *b, int64_t t,
+			    int64_t dur, uint64_t ops)
+{
+	spread(c, b->meta, t, dur, ops);
+}
+
+static int buckets_init(struct bcn_report_buckets *b, size_t n)
+{
+	b->rd = calloc(n, sizeof(*b->rd));
+	b->wr = calloc(n, sizeof(*b->wr));
+	b->meta = calloc(n, sizeof(*b->meta));
+	b->rfirst = malloc(n * sizeof(*b->rfirst));
+	b->wfirst = malloc(n * sizeof(*b->wfirst));
+	b->rlast = calloc(n, sizeof(*b->rlast));
+	b->wlast = calloc(n, sizeof(*b->wlast));
+	if (!b->rd || !b->wr || !b->meta || !b->rfirst || !b->wfirst ||
+	    !b->rlast || !b->wlast)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		b->rfirst[i] = b->wfirst[i] = INT64_MAX;
+	return 0;
+}
+
+static void buckets_free(struct bcn_report_buckets *b)
+{
+	free(b->rd);
+	free(b->wr);
+	free(b->meta);
+	free(b->rfirst);
+	free(b->wfirst);
+	free(b->rlast);
+	free(b->wlast);
+}
+
 static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 		      const struct bcn_report_config *cfg)
 {
 	int64_t span = r->window_to - r->window_from;
 	uint64_t n;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
 	c->r = r;
@@ -215,35 +266,24 @@ static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 	c->base = r->window_from / c->unit * c->unit;
 	n = (uint64_t)((r->window_to - c->base) / c->unit) + 2;
 	c->nsec = (size_t)n;
-	c->rd = calloc(n, sizeof(*c->rd));
-	c->wr = calloc(n, sizeof(*c->wr));
-	c->meta = calloc(n, sizeof(*c->meta));
-	c->rfirst = malloc(n * sizeof(*c->rfirst));
-	c->wfirst = malloc(n * sizeof(*c->wfirst));
-	c->rlast = calloc(n, sizeof(*c->rlast));
-	c->wlast = calloc(n, sizeof(*c->wlast));
 	bcn_iomode_init(&c->who, cfg->pairs_max);
 	bcn_tally_init(&c->nodes, cfg->nodes_max);
+	bcn_tally_init(&c->jnodes, cfg->nodes_max);
+	bcn_tally_init(&c->rpc_targets, cfg->targets_max);
 	c->last_node = SIZE_MAX;
-	if (!c->rd || !c->wr || !c->meta || !c->rfirst || !c->wfirst ||
-	    !c->rlast || !c->wlast)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		c->rfirst[i] = c->wfirst[i] = INT64_MAX;
-	return 0;
+	if ((rc = buckets_init(&c->cli, c->nsec)))
+		return rc;
+	return buckets_init(&c->srv, c->nsec);
 }
 
 void bcn_report_cpass_free(struct bcn_report_cpass *c)
 {
-	free(c->rd);
-	free(c->wr);
-	free(c->meta);
-	free(c->rfirst);
-	free(c->wfirst);
-	free(c->rlast);
-	free(c->wlast);
+	buckets_free(&c->cli);
+	buckets_free(&c->srv);
 	bcn_iomode_free(&c->who);
 	bcn_tally_free(&c->nodes);
+	bcn_tally_free(&c->jnodes);
+	bcn_tally_free(&c->rpc_targets);
 }
 
 /* Mode, processes, files and the busiest process. */
@@ -352,7 +392,8 @@ static int64_t span_of(const int64_t *first, const int64_t *last, size_t a,
 
 /* Peaks at the bucket resolution; the means over the phases' busy time:
  * per phase from its first data operation to its last, per direction. */
-static void client_rates(struct bcn_report_cpass *c)
+static void client_rates(struct bcn_report_cpass *c,
+			 const struct bcn_report_buckets *bk)
 {
 	struct bcn_report *r = c->r;
 	double unit_s = (double)c->unit / 1e9;
@@ -364,8 +405,9 @@ static void client_rates(struct bcn_report_cpass *c)
 		size_t b = (size_t)((p->end - c->base) / c->unit) - 1;
 		int64_t lo = INT64_MAX, hi = 0;
 
-		r->read_time += span_of(c->rfirst, c->rlast, a, b, &lo, &hi);
-		r->write_time += span_of(c->wfirst, c->wlast, a, b, &lo, &hi);
+		r->read_time += span_of(bk->rfirst, bk->rlast, a, b, &lo, &hi);
+		r->write_time += span_of(bk->wfirst, bk->wlast, a, b, &lo,
+					 &hi);
 		if (hi > lo) {
 			busy += hi - lo;
 			p->start = lo;  /* exact, no longer the buckets' */
@@ -373,10 +415,10 @@ static void client_rates(struct bcn_report_cpass *c)
 		}
 	}
 	for (size_t i = 0; i < c->nsec; i++) {
-		if ((double)c->rd[i] / unit_s > r->read_bw_peak)
-			r->read_bw_peak = (double)c->rd[i] / unit_s;
-		if ((double)c->wr[i] / unit_s > r->write_bw_peak)
-			r->write_bw_peak = (double)c->wr[i] / unit_s;
+		if ((double)bk->rd[i] / unit_s > r->read_bw_peak)
+			r->read_bw_peak = (double)bk->rd[i] / unit_s;
+		if ((double)bk->wr[i] / unit_s > r->write_bw_peak)
+			r->write_bw_peak = (double)bk->wr[i] / unit_s;
 	}
 	if (r->read_time > 0)
 		r->read_bw_mean = (double)r->read_bytes * 1e9 /
@@ -396,14 +438,15 @@ static void client_rates(struct bcn_report_cpass *c)
 
 /* The series: the buckets between the first and last busy one, merged
  * to at most series_max points. */
-static int client_series(struct bcn_report_cpass *c, uint64_t max)
+static int client_series(struct bcn_report_cpass *c,
+			 const struct bcn_report_buckets *b, uint64_t max)
 {
 	struct bcn_report *r = c->r;
 	size_t lo = 0, hi = c->nsec, k, per;
 
-	while (lo < hi && !c->rd[lo] && !c->wr[lo])
+	while (lo < hi && !b->rd[lo] && !b->wr[lo])
 		lo++;
-	while (hi > lo && !c->rd[hi - 1] && !c->wr[hi - 1])
+	while (hi > lo && !b->rd[hi - 1] && !b->wr[hi - 1])
 		hi--;
 	if (lo == hi)
 		return 0;
@@ -417,14 +460,15 @@ static int client_series(struct bcn_report_cpass *c, uint64_t max)
 		struct bcn_report_point *p = &r->series[(k - lo) / per];
 
 		p->t = c->base + (int64_t)(lo + (k - lo) / per * per) * c->unit;
-		p->read_bytes += c->rd[k];
-		p->write_bytes += c->wr[k];
+		p->read_bytes += b->rd[k];
+		p->write_bytes += b->wr[k];
 	}
 	return 0;
 }
 
 /* Phases: runs of busy buckets whose gaps are at most phase_gap. */
 static int client_phases(struct bcn_report_cpass *c,
+			 const struct bcn_report_buckets *b,
 			 const struct bcn_report_config *cfg)
 {
 	struct bcn_report *r = c->r;
@@ -434,7 +478,7 @@ static int client_phases(struct bcn_report_cpass *c,
 	int64_t in_time = 0;
 
 	for (size_t i = 0; i < c->nsec; i++) {
-		bool busy = c->rd[i] || c->wr[i];
+		bool busy = b->rd[i] || b->wr[i];
 
 		if (!busy) {
 			if (p && ++idle > gap)
@@ -452,14 +496,14 @@ static int client_phases(struct bcn_report_cpass *c,
 		}
 		idle = 0;
 		p->end = c->base + (int64_t)(i + 1) * c->unit;
-		p->read_bytes += c->rd[i];
-		p->write_bytes += c->wr[i];
+		p->read_bytes += b->rd[i];
+		p->write_bytes += b->wr[i];
 	}
 	for (size_t k = 0; k < r->nphases; k++) {
 		struct bcn_report_phase *q = &r->phases[k];
 
 		for (int64_t t = q->start; t < q->end; t += c->unit)
-			q->meta_ops += c->meta[(t - c->base) / c->unit];
+			q->meta_ops += b->meta[(t - c->base) / c->unit];
 		meta_in += q->meta_ops;
 		in_time += q->end - q->start;
 	}
@@ -513,14 +557,39 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 		return rc;
 	if ((rc = client_mode(c)))
 		return rc;
-	if ((rc = client_series(c, cfg->series_max)))
+	if ((rc = bcn_report_figures(c, &c->cli, cfg)))
 		return rc;
-	if ((rc = client_phases(c, cfg)))
+	return phase_modes(st, r, cfg);
+}
+
+int bcn_report_figures(struct bcn_report_cpass *c,
+		       struct bcn_report_buckets *b,
+		       const struct bcn_report_config *cfg)
+{
+	struct bcn_report *r = c->r;
+	int rc;
+
+	free(r->series);
+	free(r->io_phases);
+	r->series = NULL;
+	r->io_phases = NULL;
+	r->nseries = r->nio_phases = 0;
+	r->step_ns = 0;
+	memset(r->phases, 0, (cfg->phases_max ? cfg->phases_max : 1) *
+	       sizeof(*r->phases));
+	r->nphases = 0;
+	r->read_time = r->write_time = 0;
+	r->read_bw_mean = r->read_bw_peak = 0;
+	r->write_bw_mean = r->write_bw_peak = 0;
+	r->iops = r->meta_rate_io = 0;
+	if ((rc = client_series(c, b, cfg->series_max)))
+		return rc;
+	if ((rc = client_phases(c, b, cfg)))
 		return rc;
 	if ((rc = io_phases(c->r, cfg)))
 		return rc;
-	client_rates(c);
-	return phase_modes(st, r, cfg);
+	client_rates(c, b);
+	return 0;
 }
 
 /* ---- assembly ---- */
@@ -597,7 +666,13 @@ int bcn_report_compute(const struct bcn_stores *st, struct bcn_jobdb *db,
 		goto out;
 	if ((rc = client_pass(st, r, cfg, &c)))
 		goto out;
+	if ((rc = bcn_report_cover_client(st, r, cfg, &c, now_ns)))
+		goto out;
 	if ((rc = bcn_report_parts(st, db, r, cfg, &c)))
+		goto out;
+	if ((rc = bcn_report_cover_servers(st, r, cfg, &c, now_ns)))
+		goto out;
+	if ((rc = bcn_report_choose_source(&c, cfg)))
 		goto out;
 	if ((rc = bcn_advice_run(r, &cfg->advice)))
 		goto out;
@@ -616,6 +691,7 @@ void bcn_report_free(struct bcn_report *r)
 {
 	if (!r)
 		return;
+	bcn_report_cover_free(r);
 	free(r->nodelist);
 	free(r->series);
 	free(r->parts);

@@ -53,6 +53,12 @@ struct bcn_report_config {
 	uint64_t net_imbalance_pct;     /* switch_imbalance: busiest switch
 					 * over the others' median, percent */
 	uint64_t net_min_bytes;         /* ... carrying at least this much */
+	uint64_t cover_pct;             /* a node whose collector vouched for
+					 * less of the job is not covered */
+	int64_t health_grace_ms;        /* a health record vouches this long
+					 * past its time */
+	int64_t cover_lookback_ms;      /* servers seen this long before the
+					 * window are expected in it */
 	struct bcn_advice_config advice;
 };
 
@@ -105,7 +111,23 @@ struct bcn_report_config {
 	{ "report_net_min_bytes", BCN_CFG_SIZE, \
 	  BCN_CFG_MEMBER(type, m.net_min_bytes), .max = 1ll << 60, \
 	  .def = "1g", .help = "...when it carried at least this many bytes " \
-			     "to and from the job's nodes." }
+			     "to and from the job's nodes." }, \
+	{ "report_cover_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.cover_pct), .min = 1, .max = 100, \
+	  .def = "90", .help = "A job's node counts as covered by client " \
+			       "collection when its beacon-clientd vouched " \
+			       "for this percent of the job's time." }, \
+	{ "report_health_grace", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.health_grace_ms), .min = 1000, \
+	  .max = 86400000, .def = "2m", \
+	  .help = "A collector's health record vouches for it this long " \
+		  "after its time (keep above the collectors' " \
+		  "health_interval)." }, \
+	{ "report_cover_lookback", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.cover_lookback_ms), .min = 10000, \
+	  .max = 86400000, .def = "5m", \
+	  .help = "OSTs and MDTs that reported this long before a job's " \
+		  "window but not at its end count as missing for it." }
 
 /* Fills c with the defaults of docs/report.md. */
 void bcn_report_config_defaults(struct bcn_report_config *c);
@@ -124,6 +146,10 @@ struct bcn_report_part {
 	double share;                   /* job / component, 0..1 */
 	double lat_mean_us, lat_p95_us, queue_mean;     /* forward only */
 	uint64_t nodes;                 /* forward: job nodes behind it */
+	uint64_t nodes_traced;          /* forward: of them, covered by
+					 * client collection */
+	uint64_t records;               /* the component's own records in
+					 * the window (0: it did not report) */
 };
 
 struct bcn_report_phase {
@@ -144,6 +170,35 @@ struct bcn_report_net {
 	double imbalance;
 	char busiest[BCN_NET_NAME_MAX];
 	uint64_t unplaced;              /* nodes on no cabled port */
+};
+
+/* Coverage of one layer (docs/report.md, "Coverage"): which of the
+ * components the job needed from it reported while it ran. */
+enum bcn_report_layer {
+	BCN_COVER_CLIENT,               /* the job's nodes (beacon-clientd) */
+	BCN_COVER_FORWARD,              /* their forwarding nodes */
+	BCN_COVER_OST,                  /* the file system's OSTs */
+	BCN_COVER_MDS,                  /* its MDTs */
+	BCN_COVER_MAX
+};
+
+#define BCN_COVER_MISSING_MAX 4096      /* bytes of a missing hostlist */
+
+struct bcn_report_cover {
+	bool known;                     /* the expected set is known */
+	bool complete;                  /* every expected one reported */
+	uint64_t expected, reported;
+	uint64_t interrupted;           /* client: vouched for only part */
+	uint64_t served;                /* ost, mds: those with job parts */
+	char *missing;                  /* hostlist of the others, or NULL */
+};
+
+/* The job's volume from the servers' job_stats (OST parts): what the
+ * report states when client collection does not cover the job. */
+struct bcn_report_client {
+	uint64_t read_bytes, write_bytes, read_ops, write_ops;
+	double read_bw_mean, write_bw_mean, iops;
+	uint64_t io_nodes;
 };
 
 struct bcn_report {
@@ -194,6 +249,16 @@ struct bcn_report {
 	size_t nfindings;
 	struct bcn_report_net *net;     /* NULL: no topology for its nodes */
 
+	/* coverage: what reported, and where the volume comes from */
+	struct bcn_report_cover cover[BCN_COVER_MAX];
+	char volume_source[8];          /* "client", "ost" or "none" */
+	bool volume_exact;              /* from a layer complete for the job */
+	bool client_sample;             /* mode, processes, files from part
+					 * of the job's nodes */
+	struct bcn_report_client client;        /* the client layer's own
+						 * figures, always */
+	uint64_t ost_read_ops, ost_write_ops;   /* bulk RPCs of its parts */
+
 	bool partial;
 	char why[BCN_REPORT_WHY_MAX];
 };
@@ -217,6 +282,9 @@ struct bcn_report_mode_in {
  * otherwise. A launcher's log or a tool's output does not change a
  * job's mode. */
 const char *bcn_report_mode(const struct bcn_report_mode_in *m);
+
+/* The name of coverage layer l ("client", "forward", "ost", "mds"). */
+const char *bcn_report_layer_name(int l);
 
 /* Computes job's report from store st and db (the job, the forwarding
  * map), at time now_ns (the end of a running job's window). *out is

@@ -83,6 +83,46 @@ static int figures(const struct bcn_report *r, struct bcn_buf *b)
 	return rc ? rc : bcn_buf_adds(b, "]");
 }
 
+/* Coverage per layer and the source of the volume (docs/report.md,
+ * "Coverage"), and the client layer's own figures. */
+static int coverage(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_report_client *k = &r->client;
+	int rc = bcn_buf_printf(b, ",\"volume_source\":\"%s\",\"volume_exact\":"
+				"%s,\"client_sample\":%s,\"coverage\":{",
+				r->volume_source,
+				r->volume_exact ? "true" : "false",
+				r->client_sample ? "true" : "false");
+
+	for (int l = 0; !rc && l < BCN_COVER_MAX; l++) {
+		const struct bcn_report_cover *cv = &r->cover[l];
+
+		rc = bcn_buf_printf(b, "%s\"%s\":{\"known\":%s,\"complete\":%s,"
+			"\"expected\":%" PRIu64 ",\"reported\":%" PRIu64
+			",\"missing\":%" PRIu64, l ? "," : "",
+			bcn_report_layer_name(l), cv->known ? "true" : "false",
+			cv->complete ? "true" : "false", cv->expected,
+			cv->reported, cv->expected - cv->reported);
+		if (!rc && l == BCN_COVER_CLIENT)
+			rc = bcn_buf_printf(b, ",\"interrupted\":%" PRIu64,
+					    cv->interrupted);
+		if (!rc && (l == BCN_COVER_OST || l == BCN_COVER_MDS))
+			rc = bcn_buf_printf(b, ",\"served\":%" PRIu64,
+					    cv->served);
+		rc = rc ? rc : str(b, "missing_hosts",
+				   cv->missing ? cv->missing : "");
+		rc = rc ? rc : bcn_buf_adds(b, "}");
+	}
+	return rc ? rc : bcn_buf_printf(b, "},\"client\":{\"read_bytes\":%"
+		PRIu64 ",\"write_bytes\":%" PRIu64 ",\"read_ops\":%" PRIu64
+		",\"write_ops\":%" PRIu64 ",\"read_bw_mean\":%.0f,"
+		"\"write_bw_mean\":%.0f,\"iops\":%.1f,\"io_nodes\":%" PRIu64
+		"},\"ost_read_rpcs\":%" PRIu64 ",\"ost_write_rpcs\":%" PRIu64,
+		k->read_bytes, k->write_bytes, k->read_ops, k->write_ops,
+		k->read_bw_mean, k->write_bw_mean, k->iops, k->io_nodes,
+		r->ost_read_ops, r->ost_write_ops);
+}
+
 static int series(const struct bcn_report *r, struct bcn_buf *b)
 {
 	int rc = bcn_buf_printf(b, ",\"series\":{\"step\":%.3f",
@@ -159,9 +199,13 @@ static int parts(const struct bcn_report *r, struct bcn_buf *b,
 			p->total_read, p->total_write, p->total_ops);
 		if (!rc && !strcmp(layer, "forward"))
 			rc = bcn_buf_printf(b, ",\"nodes\":%" PRIu64
+				",\"nodes_traced\":%" PRIu64
 				",\"latency_mean_us\":%.1f,\"latency_p95_us\":"
 				"%.1f,\"queue_mean\":%.2f", p->nodes,
-				p->lat_mean_us, p->lat_p95_us, p->queue_mean);
+				p->nodes_traced, p->lat_mean_us, p->lat_p95_us,
+				p->queue_mean);
+		rc = rc ? rc : bcn_buf_printf(b, ",\"reported\":%s",
+					      p->records ? "true" : "false");
 		rc = rc ? rc : bcn_buf_adds(b, "}");
 	}
 	return rc ? rc : bcn_buf_adds(b, "]");
@@ -231,6 +275,7 @@ int bcn_report_to_json(const struct bcn_report *r, bool cached,
 	int rc = head(r, out);
 
 	rc = rc ? rc : figures(r, out);
+	rc = rc ? rc : coverage(r, out);
 	rc = rc ? rc : series(r, out);
 	rc = rc ? rc : phases(r, out);
 	rc = rc ? rc : io_phases(r, out);

@@ -18,38 +18,69 @@ struct fwd_pass {
 	int err;
 };
 
+/* fwds' counters: the job's read, write, ops through it (its covered
+ * nodes'), job nodes behind it, of them covered by client collection,
+ * and I/O nodes behind it */
+#define FW_NODES 3
+#define FW_TRACED 4
+#define FW_IO 5
+
+/* A map entry: a job node (its nodelist, or an I/O node when the job has
+ * none) and its forwarding node. */
 static int map_node(void *arg, const char *node, const char *fwd)
 {
 	struct fwd_pass *p = arg;
 	struct bcn_tally_entry *n = bcn_tally_find(&p->c->nodes, node), *f;
+	struct bcn_tally_entry *j = bcn_tally_find(&p->c->jnodes, node);
 	int rc;
 
-	if (!n)
+	if (!n && !j)
 		return 0;
 	if ((rc = bcn_tally_get(p->fwds, fwd, &f))) {
 		p->err = rc;
 		return 1;
 	}
+	f->v[FW_NODES]++;
+	if (!j || j->v[2])      /* covered: its I/O is known */
+		f->v[FW_TRACED]++;
+	if (!n)
+		return 0;
 	f->v[0] += n->v[0];
 	f->v[1] += n->v[1];
 	f->v[2] += n->v[2];
-	f->v[3]++;
+	f->v[FW_IO]++;
 	return 0;
 }
 
 /* What one forwarding node did in the window (its fwd_req records). */
 struct fwd_load {
 	struct bcn_report_part *p;
+	struct bcn_tally *rpc_targets;
 	uint64_t lat_n, lat_sum, q_n, q_sum;
 };
+
+/* Notes an OST the forwarding node's Lustre client moved data to or
+ * from (coverage of the OST layer). */
+static void rpc_target(struct fwd_load *l, const struct bcn_rec_fwd_rpc *f)
+{
+	struct bcn_tally_entry *e;
+
+	if (f->read_bytes || f->write_bytes)
+		(void)bcn_tally_get(l->rpc_targets, f->target, &e);
+}
 
 static int fwd_record(void *arg, const struct bcn_record *r)
 {
 	struct fwd_load *l = arg;
 	const struct bcn_rec_fwd_req *f = &r->u.fwd_req;
 
+	if (r->type == BCN_REC_FWD_RPC) {
+		rpc_target(l, &r->u.fwd_rpc);
+		return 0;
+	}
 	if (r->type != BCN_REC_FWD_REQ)
 		return 0;
+	l->p->records++;
 	switch (f->cls) {
 	case BCN_FWD_READ:
 		l->p->total_read += f->bytes;
@@ -99,52 +130,104 @@ static struct bcn_report_part *new_part(struct bcn_report *r, size_t *cap)
 	return p;
 }
 
+/* Forwarding coverage: nodes that sent request windows in the window,
+ * the others listed. */
+static int forward_cover(struct bcn_report *r, struct bcn_tally *fwds,
+			 const uint64_t *records)
+{
+	struct bcn_report_cover *cv = &r->cover[BCN_COVER_FORWARD];
+	const char **miss = calloc(fwds->n + 1, sizeof(*miss));
+	size_t nmiss = 0;
+	int rc = 0;
+
+	if (!miss)
+		return -ENOMEM;
+	for (size_t i = 0; i < fwds->n; i++) {
+		if (records[i])
+			cv->reported++;
+		else
+			miss[nmiss++] = fwds->e[i].key;
+	}
+	cv->expected = fwds->n;
+	cv->known = fwds->n > 0;
+	cv->complete = cv->known && !nmiss;
+	if (nmiss)
+		rc = bcn_report_missing_list(cv, miss, nmiss);
+	free(miss);
+	return rc;
+}
+
+/* One forwarding node's part: its own traffic in the window. */
+static int forward_part(const struct bcn_stores *st, struct bcn_report *r,
+			struct bcn_report_cpass *c, struct bcn_tally_entry *e,
+			struct bcn_report_part *p)
+{
+	struct fwd_load l = { .p = p, .rpc_targets = &c->rpc_targets };
+	struct bcn_store_query q = {
+		.layer = BCN_LAYER_FORWARD, .entity = e->key,
+		.from = r->window_from, .to = r->window_to,
+		.any_order = true,   /* they only add up */
+	};
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->layer, sizeof(p->layer), "forward");
+	snprintf(p->component, sizeof(p->component), "%s", e->key);
+	p->read_bytes = e->v[0];
+	p->write_bytes = e->v[1];
+	p->ops = e->v[2];
+	p->nodes = e->v[FW_NODES];
+	p->nodes_traced = e->v[FW_TRACED];
+	rc = bcn_stores_scan(st, &q, fwd_record, &l);
+	p->share = share(p->read_bytes + p->write_bytes,
+			 p->total_read + p->total_write);
+	if (l.lat_n)
+		p->lat_mean_us = (double)l.lat_sum / (double)l.lat_n;
+	if (l.q_n)
+		p->queue_mean = (double)l.q_sum / (double)l.q_n;
+	return rc;
+}
+
+/* The forwarding nodes of the job's nodes: each one's part when an I/O
+ * node of the job, or a node whose I/O is unknown (no client
+ * collection), is behind it; all of them for the coverage. */
 static int forward_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 			 struct bcn_report *r, struct bcn_report_cpass *c,
 			 const struct bcn_report_config *cfg, size_t *cap)
 {
 	struct bcn_tally fwds;
 	struct fwd_pass fp = { c, &fwds, 0 };
+	uint64_t *records = NULL;
 	int rc = 0;
 
 	bcn_tally_init(&fwds, cfg->targets_max);
-	if (c->nodes.n) {
+	if (c->nodes.n || c->jnodes.n) {
 		rc = bcn_jobdb_fwd_map(db, r->io_first ? r->io_first : r->start,
 				       map_node, &fp);
 		rc = fp.err ? fp.err : rc < 0 ? rc : 0;
 	}
+	if (!rc && !(records = calloc(fwds.n + 1, sizeof(*records))))
+		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < fwds.n; i++) {
 		struct bcn_tally_entry *e = &fwds.e[i];
 		struct bcn_report_part *p = new_part(r, cap);
-		struct fwd_load l = { .p = p };
-		struct bcn_store_query q = {
-			.layer = BCN_LAYER_FORWARD, .entity = e->key,
-			.from = r->window_from, .to = r->window_to,
-			.any_order = true,   /* they only add up */
-		};
 
 		if (!p) {
 			rc = -ENOMEM;
 			break;
 		}
-		snprintf(p->layer, sizeof(p->layer), "forward");
-		snprintf(p->component, sizeof(p->component), "%s", e->key);
-		p->read_bytes = e->v[0];
-		p->write_bytes = e->v[1];
-		p->ops = e->v[2];
-		p->nodes = e->v[3];
-		rc = bcn_stores_scan(st, &q, fwd_record, &l);
-		p->share = share(p->read_bytes + p->write_bytes,
-				 p->total_read + p->total_write);
-		if (l.lat_n)
-			p->lat_mean_us = (double)l.lat_sum / (double)l.lat_n;
-		if (l.q_n)
-			p->queue_mean = (double)l.q_sum / (double)l.q_n;
+		rc = forward_part(st, r, c, e, p);
+		records[i] = p->records;
+		if (!e->v[FW_IO] && e->v[FW_TRACED] == e->v[FW_NODES])
+			r->nparts--;    /* no I/O of the job through it */
 	}
 	if (rc == -BCN_EFULL) {
 		bcn_report_partial(r, "more forwarding nodes than targets_max");
 		rc = 0;
 	}
+	if (!rc && fwds.n)
+		rc = forward_cover(r, &fwds, records);
+	free(records);
 	bcn_tally_free(&fwds);
 	return rc;
 }
@@ -155,7 +238,25 @@ struct tgt_pass {
 	struct bcn_tally t;             /* target -> read, write, ops */
 	bool totals;                    /* counting the targets' own records */
 	struct bcn_tally_entry *only;   /* totals of this target */
+	uint64_t only_records;          /* ... from this many records */
+	struct bcn_report_cpass *c;     /* the job parts over time */
 };
+
+/* A job part over time, for the volume from the servers: bytes and bulk
+ * RPCs of OSTs, operations of MDTs. */
+static void job_part_time(struct tgt_pass *p, const struct bcn_record *r,
+			  uint64_t rd, uint64_t wr, uint64_t ops)
+{
+	struct bcn_report_cpass *c = p->c;
+
+	if (r->type == BCN_REC_OST) {
+		bcn_report_bucket_add(c, &c->srv, r->t, r->dur, rd, wr);
+		c->r->ost_read_ops += r->u.ost.ops[BCN_OST_READ];
+		c->r->ost_write_ops += r->u.ost.ops[BCN_OST_WRITE];
+	} else {
+		bcn_report_bucket_meta(c, &c->srv, r->t, r->dur, ops);
+	}
+}
 
 static uint64_t ost_ops(const struct bcn_rec_ost *o)
 {
@@ -203,6 +304,7 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 		if (client[0] || jobid[0])
 			return 0;
 		e = p->only;
+		p->only_records++;
 		e->v[3] += rd;
 		e->v[4] += wr;
 		e->v[5] += ops;
@@ -210,6 +312,7 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 	}
 	if ((rc = bcn_tally_get(&p->t, target, &e)))
 		return rc;
+	job_part_time(p, r, rd, wr, ops);
 	e->v[0] += rd;
 	e->v[1] += wr;
 	e->v[2] += ops;
@@ -217,10 +320,10 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 }
 
 static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
-			const struct bcn_report_config *cfg, int layer,
-			size_t *cap)
+			const struct bcn_report_config *cfg,
+			struct bcn_report_cpass *c, int layer, size_t *cap)
 {
-	struct tgt_pass tp = { .totals = false };
+	struct tgt_pass tp = { .totals = false, .c = c };
 	struct bcn_store_query q = {
 		.layer = layer, .job = r->job,
 		.from = r->window_from, .to = r->window_to,
@@ -241,6 +344,7 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 		struct bcn_report_part *p;
 
 		tp.only = e;
+		tp.only_records = 0;
 		q.entity = e->key;
 		if ((rc = bcn_stores_scan(st, &q, tgt_record, &tp)))
 			break;
@@ -257,6 +361,7 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 		p->total_read = e->v[3];
 		p->total_write = e->v[4];
 		p->total_ops = e->v[5];
+		p->records = tp.only_records;
 		p->share = layer == BCN_LAYER_OST ?
 			   share(p->read_bytes + p->write_bytes,
 				 p->total_read + p->total_write) :
@@ -290,9 +395,9 @@ int bcn_report_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 
 	if ((rc = forward_parts(st, db, r, c, cfg, &cap)))
 		return rc;
-	if ((rc = target_parts(st, r, cfg, BCN_LAYER_OST, &cap)))
+	if ((rc = target_parts(st, r, cfg, c, BCN_LAYER_OST, &cap)))
 		return rc;
-	if ((rc = target_parts(st, r, cfg, BCN_LAYER_MDS, &cap)))
+	if ((rc = target_parts(st, r, cfg, c, BCN_LAYER_MDS, &cap)))
 		return rc;
 	if (!r->meta_ops)
 		r->meta_ops = r->meta_ops_client;

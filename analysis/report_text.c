@@ -88,6 +88,44 @@ static int figures(const struct bcn_report *r, bool utf8, struct bcn_buf *b)
 		r->meta_rate_io);
 }
 
+/* The coverage line: per layer what reported of what the job needed,
+ * the missing ones (cut to fit a terminal), and the volume's source. */
+static int coverage(const struct bcn_report *r, struct bcn_buf *b)
+{
+	static const char *const what[BCN_COVER_MAX] = {
+		"nodes", "forwarding", "OSTs", "MDTs",
+	};
+	int rc = bcn_buf_adds(b, "Coverage");
+
+	for (int l = 0; !rc && l < BCN_COVER_MAX; l++) {
+		const struct bcn_report_cover *cv = &r->cover[l];
+		const char *m = cv->missing ? cv->missing : "";
+
+		if (!cv->known)
+			continue;
+		rc = bcn_buf_printf(b, "  %s %" PRIu64 "/%" PRIu64, what[l],
+				    cv->reported, cv->expected);
+		if (!rc && (l == BCN_COVER_OST || l == BCN_COVER_MDS) &&
+		    cv->served)
+			rc = bcn_buf_printf(b, " (%" PRIu64 " served)",
+					    cv->served);
+		if (!rc && m[0])
+			rc = bcn_buf_printf(b, " missing %.40s%s", m,
+					    strlen(m) > 40 ? "..." : "");
+	}
+	rc = rc ? rc : bcn_buf_printf(b, "\n  volume from %s%s",
+		!strcmp(r->volume_source, "ost") ? "the OSTs' job_stats" :
+		!strcmp(r->volume_source, "client") ? "the client records" :
+		"nowhere (no I/O seen)",
+		r->volume_exact ? "" : " (a lower bound)");
+	if (!rc && r->client_sample)
+		rc = bcn_buf_printf(b, "; mode, processes and files from %"
+				    PRIu64 " traced node%s (a sample)",
+				    r->client.io_nodes,
+				    r->client.io_nodes == 1 ? "" : "s");
+	return rc ? rc : bcn_buf_adds(b, "\n");
+}
+
 static int components(const struct bcn_report *r, struct bcn_buf *b)
 {
 	int rc = 0;
@@ -195,6 +233,7 @@ int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
 			    r->end ? e : "running", cached ? "  (cached)" : "");
 	if (!rc && r->partial)
 		rc = bcn_buf_printf(out, "  partial: %s\n", r->why);
+	rc = rc ? rc : coverage(r, out);
 	rc = rc ? rc : bcn_buf_adds(out, "I/O\n");
 	rc = rc ? rc : figures(r, utf8, out);
 	if (!rc && r->nphases)

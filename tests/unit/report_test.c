@@ -124,6 +124,32 @@ static void loss(uint64_t job, const char *node, uint64_t pid, uint64_t dropped,
 	put(&r);
 }
 
+/* A health record of program on node at t, vouching since t - dur. */
+static void health(const char *node, const char *program, int64_t t,
+		   int64_t dur)
+{
+	struct bcn_record r;
+
+	bcn_record_init(&r, BCN_REC_HEALTH);
+	r.node = node;
+	r.t = t;
+	r.dur = dur;
+	r.u.health.program = program;
+	r.u.health.started = t - dur;
+	put(&r);
+}
+
+/* beacon-clientd on each of nodes[0..n-1] alive over [from, to): a
+ * health record a minute. */
+static void clientd_up(const char *const *nodes, int n, int64_t from,
+		       int64_t to)
+{
+	for (int i = 0; i < n; i++)
+		for (int64_t t = from; t < to + S(60); t += S(60))
+			health(nodes[i], "beacon-clientd", t,
+			       t == from ? 0 : S(60));
+}
+
 static void add_job(uint64_t id, const char *nodes, int64_t start, int64_t end)
 {
 	struct bcn_job j;
@@ -254,6 +280,8 @@ static void test_modes(void **state)
 		struct bcn_report *r;
 
 		add_job(t[k].job, "cn[1-4]", S(3000), S(3100));
+		if (!k)
+			clientd_up(n, 4, S(2900), S(3400));
 		for (int i = 0; i < 4; i++)
 			if (t[k].files[i])
 				io(t[k].job, n[i], 7, BCN_IO_WRITE,
@@ -316,6 +344,7 @@ static void test_parts(void **state)
 		{ "cn3", "fwdB", 0, INT64_MAX },
 		{ "cn4", "fwdC", 0, INT64_MAX },
 	};
+	const char *nodes[] = { "cn1", "cn2", "cn3", "cn4" };
 	const struct bcn_report_part *p;
 	struct bcn_record mr;
 	struct bcn_report *r;
@@ -324,6 +353,7 @@ static void test_parts(void **state)
 	for (size_t i = 0; i < 3; i++)
 		assert_true(bcn_jobdb_add_fwdmap(db, &e[i]) > 0);
 	add_job(60, "cn[1-4]", S(4000), S(4100));
+	clientd_up(nodes, 4, S(3900), S(4200));
 	io(60, "cn1", 1, BCN_IO_WRITE, 5, MIB, 30, S(4010), S(1));
 	io(60, "cn2", 1, BCN_IO_WRITE, 6, MIB, 30, S(4010), S(1));
 	io(60, "cn3", 1, BCN_IO_WRITE, 7, MIB, 40, S(4010), S(1));
@@ -442,6 +472,104 @@ static void test_two_stores(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Job 70 on cn[11-14]: cn11 and cn12 traced and writing, cn13's
+ * collector up but the job did no I/O there, cn14 without a collector;
+ * fwdE (behind cn13, cn14) silent; fs-OST0011 reported before the job,
+ * not during it. The volume comes from the OST's job part, a lower
+ * bound; the client layer's own figures are kept. Job 71: cn22's
+ * collector died early in the job (interrupted), no OST part: the
+ * client records are the volume, a lower bound. */
+static void test_coverage(void **state)
+{
+	struct bcn_fwdmap_entry e[] = {
+		{ "cn[11-12]", "fwdD", 0, INT64_MAX },
+		{ "cn[13-14]", "fwdE", 0, INT64_MAX },
+	};
+	const char *up[] = { "cn11", "cn12", "cn13" };
+	const struct bcn_report_cover *cv;
+	const struct bcn_report_part *p;
+	struct bcn_report *r;
+	struct bcn_buf b;
+	bool found = false;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++)
+		assert_true(bcn_jobdb_add_fwdmap(db, &e[i]) > 0);
+	add_job(70, "cn[11-14]", S(6000), S(6300));
+	clientd_up(up, 3, S(5900), S(6400));
+	io(70, "cn11", 1, BCN_IO_WRITE, 5, MIB, 10, S(6010), S(10));
+	io(70, "cn12", 1, BCN_IO_WRITE, 6, MIB, 10, S(6010), S(10));
+	ost_rec(0, "fs-OST0010", "", 1000 * MIB, S(6010));
+	ost_rec(70, "fs-OST0010", "70", 40 * MIB, S(6010));
+	ost_rec(0, "fs-OST0011", "", 5 * MIB, S(5800));
+	fwd_rec("fwdD", BCN_FWD_WRITE, 20 * MIB, S(6010));
+	r = compute(70, NULL);
+	cv = &r->cover[BCN_COVER_CLIENT];
+	assert_true(cv->known && !cv->complete);
+	assert_int_equal(cv->expected, 4);
+	assert_int_equal(cv->reported, 3);
+	assert_int_equal(cv->interrupted, 0);
+	assert_string_equal(cv->missing, "cn14");
+	assert_string_equal(r->volume_source, "ost");
+	assert_false(r->volume_exact);
+	assert_true(r->client_sample);
+	assert_int_equal(r->write_bytes, 40 * MIB);
+	assert_int_equal(r->client.write_bytes, 20 * MIB);
+	assert_int_equal(r->client.io_nodes, 2);
+	/* the series and phases are the OST part's: 40 MiB in 1 s */
+	assert_int_equal(r->nphases, 1);
+	assert_int_equal(r->phases[0].write_bytes, 40 * MIB);
+	assert_true(r->write_bw_mean > 39.9 * MIB && r->write_bw_mean < 40.1 * MIB);
+	cv = &r->cover[BCN_COVER_OST];
+	assert_int_equal(cv->expected, 2);
+	assert_int_equal(cv->reported, 1);
+	assert_int_equal(cv->served, 1);
+	assert_string_equal(cv->missing, "fs-OST0011");
+	cv = &r->cover[BCN_COVER_FORWARD];
+	assert_int_equal(cv->expected, 2);
+	assert_int_equal(cv->reported, 1);
+	assert_string_equal(cv->missing, "fwdE");
+	p = part(r, "forward", "fwdE");
+	assert_non_null(p);
+	assert_int_equal(p->nodes, 2);
+	assert_int_equal(p->nodes_traced, 1);
+	assert_int_equal(p->records, 0);
+	for (size_t i = 0; i < r->nfindings; i++) {
+		assert_string_not_equal(r->findings[i].code, "backend_reads");
+		if (!strcmp(r->findings[i].code, "partial_coverage")) {
+			found = true;
+			assert_string_equal(r->findings[i].severity, "warning");
+			assert_non_null(strstr(r->findings[i].evidence, "cn14"));
+		}
+	}
+	assert_true(found);
+	bcn_buf_init(&b, 1 << 20);
+	assert_int_equal(bcn_report_to_json(r, false, &b), 0);
+	assert_int_equal(bcn_buf_add(&b, "", 1), 0);
+	assert_non_null(strstr((char *)b.data, "\"volume_source\":\"ost\""));
+	assert_non_null(strstr((char *)b.data, "\"missing_hosts\":\"cn14\""));
+	bcn_buf_reset(&b);
+	assert_int_equal(bcn_report_to_text(r, false, false, &b), 0);
+	assert_int_equal(bcn_buf_add(&b, "", 1), 0);
+	assert_non_null(strstr((char *)b.data, "nodes 3/4 missing cn14"));
+	bcn_buf_free(&b);
+	bcn_report_free(r);
+
+	add_job(71, "cn[21-22]", S(7000), S(7600));
+	clientd_up((const char *[]){ "cn21" }, 1, S(6900), S(7700));
+	clientd_up((const char *[]){ "cn22" }, 1, S(6900), S(7000));
+	io(71, "cn21", 1, BCN_IO_READ, 9, MIB, 8, S(7010), S(2));
+	r = compute(71, NULL);
+	cv = &r->cover[BCN_COVER_CLIENT];
+	assert_int_equal(cv->reported, 1);
+	assert_int_equal(cv->interrupted, 1);
+	assert_string_equal(cv->missing, "cn22");
+	assert_string_equal(r->volume_source, "client");
+	assert_false(r->volume_exact);
+	assert_int_equal(r->read_bytes, 8 * MIB);
+	bcn_report_free(r);
+}
+
 /* ---- advice, on hand-made reports ---- */
 
 struct rule_case {
@@ -533,6 +661,18 @@ static void mk_loss(struct bcn_report *r, bool on)
 	r->loss.cut = on ? 1 : 0;
 }
 
+static void mk_cover(struct bcn_report *r, bool on)
+{
+	static char miss[] = "cn[03-32]";
+
+	r->cover[BCN_COVER_CLIENT].expected = 32;
+	r->cover[BCN_COVER_CLIENT].reported = on ? 2 : 32;
+	r->cover[BCN_COVER_CLIENT].complete = !on;
+	r->cover[BCN_COVER_CLIENT].missing = on ? miss : NULL;
+	snprintf(r->volume_source, sizeof(r->volume_source), "ost");
+	r->volume_exact = true;
+}
+
 static void mk_none(struct bcn_report *r, bool on)
 {
 	r->records = on ? 0 : 10;
@@ -547,6 +687,7 @@ static void test_advice(void **state)
 		{ "backend_reads", mk_backend },
 		{ "heavy_neighbour", mk_neighbour }, { "no_io", mk_none },
 		{ "trace_incomplete", mk_loss },
+		{ "partial_coverage", mk_cover },
 	};
 	struct bcn_advice_config c;
 
@@ -560,6 +701,8 @@ static void test_advice(void **state)
 			memset(&r, 0, sizeof(r));
 			snprintf(r.mode, sizeof(r.mode), "N-N");
 			r.records = 1;
+			for (int l = 0; l < BCN_COVER_MAX; l++)
+				r.cover[l].known = r.cover[l].complete = true;
 			cases[k].make(&r, on);
 			assert_int_equal(bcn_advice_run(&r, &c), 0);
 			for (size_t i = 0; i < r.nfindings; i++) {
@@ -592,10 +735,17 @@ static void test_advice_coverage(void **state)
 	r.nnodes = 32;
 	r.io_nodes = 2;
 	r.io_procs = 2;
+	for (int l = 0; l < BCN_COVER_MAX; l++)
+		r.cover[l].known = r.cover[l].complete = true;
+	r.cover[BCN_COVER_CLIENT].complete = false;
+	r.cover[BCN_COVER_CLIENT].expected = 32;
+	r.cover[BCN_COVER_CLIENT].reported = 2;
+	snprintf(r.volume_source, sizeof(r.volume_source), "ost");
 	mk_backend(&r, true);
 	mk_neighbour(&r, true);
 	assert_int_equal(bcn_advice_run(&r, &c), 0);
-	assert_int_equal(r.nfindings, 0);
+	assert_int_equal(r.nfindings, 1);
+	assert_string_equal(r.findings[0].code, "partial_coverage");
 	free(r.parts);
 	free(r.findings);
 }
@@ -631,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_client),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_parts),
+		cmocka_unit_test(test_coverage),
 		cmocka_unit_test(test_partial),
 		cmocka_unit_test(test_two_stores),
 	};
