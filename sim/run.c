@@ -19,6 +19,8 @@
 #define DUMP_MAX (1u << 20)
 #define CONNECT_NS (120 * 1000000000LL) /* scale mode: time to connect */
 #define DRAIN_NS (30 * 1000000000LL)    /* scale mode: time to drain */
+#define STOP_DRAIN_NS (2 * 1000000000LL) /* the same once told to stop */
+#define SLICE_NS 100000000LL            /* scale mode: stop checked */
 #define REPORT_NS (10 * 1000000000LL)   /* scale mode: progress lines */
 
 static volatile sig_atomic_t stop;
@@ -97,14 +99,16 @@ static int run_live(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	return rc;
 }
 
-/* One JSON line of the scale mode's counters. */
+/* One JSON line of the scale mode's counters; total: the ticks the run
+ * simulates, warm-up included (0: until stopped). */
 static void report(struct bcn_sim_scale *x, struct bcn_sim *s,
-		   uint64_t late, const char *what)
+		   uint64_t late, uint64_t total, const char *what)
 {
 	struct bcn_sim_wire_stats st;
 
 	bcn_sim_wire_stats(bcn_sim_scale_wire(x), &st);
-	printf("{\"sim\":\"%s\",\"ticks\":%" PRIu64 ",\"late_ticks\":%"
+	printf("{\"sim\":\"%s\",\"ticks\":%" PRIu64 ",\"ticks_total\":%"
+	       PRIu64 ",\"late_ticks\":%"
 	       PRIu64 ",\"collectors\":%zu,\"up\":%" PRIu64
 	       ",\"submitted_frames\":%" PRIu64 ",\"submitted_records\":%"
 	       PRIu64 ",\"submitted_bytes\":%" PRIu64 ",\"acked_frames\":%"
@@ -115,7 +119,7 @@ static void report(struct bcn_sim_scale *x, struct bcn_sim *s,
 	       ",\"connect_failures\":%" PRIu64 ",\"disconnects\":%" PRIu64
 	       ",\"resent\":%" PRIu64 ",\"ack_timeouts\":%" PRIu64
 	       ",\"build_errors\":%" PRIu64 "}\n", what, bcn_sim_ticks(s),
-	       late, bcn_sim_scale_collectors(x), st.up, st.submitted_frames,
+	       total, late, bcn_sim_scale_collectors(x), st.up, st.submitted_frames,
 	       st.submitted_records, st.submitted_bytes, st.acked_frames,
 	       st.acked_records, st.duplicates, st.rejected,
 	       st.dropped_frames, st.dropped_records, st.queued_frames,
@@ -142,6 +146,29 @@ static int pump_acked(struct bcn_sim_wire *w)
 	return rc;
 }
 
+/* Waits for the last acknowledgements: at most DRAIN_NS, or
+ * STOP_DRAIN_NS once told to stop (SIGTERM before or during the wait),
+ * so that a stopped simulator exits promptly. Returns 0, -ETIMEDOUT or
+ * the pump's errors. */
+static int drain(struct bcn_sim_wire *w)
+{
+	int64_t now = bcn_sim_wire_now(), until = now + DRAIN_NS, end;
+	bool cut = false;
+	int rc;
+
+	do {
+		if (stop && !cut) {
+			cut = true;
+			if (now + STOP_DRAIN_NS < until)
+				until = now + STOP_DRAIN_NS;
+		}
+		end = now + SLICE_NS < until ? now + SLICE_NS : until;
+		rc = bcn_sim_wire_drain(w, end);
+		now = bcn_sim_wire_now();
+	} while (rc == -ETIMEDOUT && now < until);
+	return rc;
+}
+
 static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 {
 	struct sigaction sa = { .sa_handler = on_stop };
@@ -152,7 +179,7 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 	/* an epoch given: history, sent as fast as it is acknowledged */
 	bool fast = conf->epoch_s != 0;
 	uint64_t ticks = conf->ticks ? conf->ticks : conf->until;
-	uint64_t late = 0;
+	uint64_t total = ticks ? conf->warmup + ticks : 0, late = 0;
 	char err[256] = "";
 	int rc;
 
@@ -176,7 +203,7 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 		bcn_sim_wire_stats(w, &st);
 	} while (!rc && !stop && st.up < st.conns &&
 		 bcn_sim_wire_now() < until);
-	report(x, s, late, "connected");
+	report(x, s, late, total, "connected");
 	bcn_sim_rebase(s);
 	next = reported = bcn_sim_wire_now();
 	while (!rc && !stop &&
@@ -196,18 +223,19 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 		if (!rc && bcn_sim_scale_writes_jobs(x))
 			rc = bcn_sim_write_jobs(s);
 		if (bcn_sim_wire_now() - reported >= REPORT_NS) {
-			report(x, s, late, "progress");
+			report(x, s, late, total, "progress");
 			reported = bcn_sim_wire_now();
 		}
 	}
 	if (!rc)
-		rc = bcn_sim_wire_drain(w, bcn_sim_wire_now() + DRAIN_NS);
+		rc = drain(w);
 	if (rc == -ETIMEDOUT) {
 		BCN_WARN("sim: frames still unacknowledged after %lld s",
-			 (long long)(DRAIN_NS / 1000000000LL));
+			 (long long)((stop ? STOP_DRAIN_NS : DRAIN_NS) /
+				     1000000000LL));
 		rc = 0;
 	}
-	report(x, s, late, "done");
+	report(x, s, late, total, "done");
 	bcn_sim_scale_free(x);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /* beacon-sim's scale mode (scale.h): the collectors' records, built from
  * the simulator's state after each tick and sent on one connection per
- * collector. Collector k (compute nodes first, then forwarding nodes,
- * OSS, MDS and switches, in index order) belongs to the process whose
- * part K/N has k % N == K. */
+ * collector, with each collector's health record every health_every.
+ * Collector k (compute nodes first, then forwarding nodes, OSS, MDS and
+ * switches, in index order) belongs to the process whose part K/N has
+ * k % N == K; compute nodes without client collection (no_client) have
+ * no collector and no connection. */
 #include <errno.h>
 #include <inttypes.h>
 #include <netdb.h>
@@ -32,8 +34,14 @@
 #define TOPO_EVERY_NS 3600000000000ll   /* topology records, as beacon-swd */
 
 enum { K_CN, K_FWD, K_OSS, K_MDS, K_SW, K_MAX };
-static const struct { const char *prefix; int width; } kind_name[K_MAX] = {
-	{ "cn", 5 }, { "fwd", 3 }, { "oss", 3 }, { "mds", 2 }, { "sw", 2 },
+static const struct {
+	const char *prefix;
+	int width;
+	const char *program;            /* the daemon, in health records */
+} kind_name[K_MAX] = {
+	{ "cn", 5, "beacon-clientd" }, { "fwd", 3, "beacon-fwdd" },
+	{ "oss", 3, "beacon-ostd" }, { "mds", 2, "beacon-mdsd" },
+	{ "sw", 2, "beacon-swd" },
 };
 
 /* One compute-node io run of this tick. */
@@ -75,6 +83,12 @@ struct bcn_sim_scale {
 	size_t nlinks, links_cap;
 	int64_t topo_last;              /* when sent; < 0: never */
 	uint64_t build_errors;
+	/* health records: records made per connection slot, samples */
+	uint64_t *made;
+	uint64_t samples, sw_samples;
+	size_t nplayed;                 /* collectors with a connection */
+	int64_t started;                /* simulated ns; < 0: not yet */
+	int64_t health_last, health_next;
 };
 
 static bool owned(const struct bcn_sim_scale *x, uint64_t k)
@@ -85,6 +99,14 @@ static bool owned(const struct bcn_sim_scale *x, uint64_t k)
 static size_t slot(const struct bcn_sim_scale *x, uint64_t k)
 {
 	return (size_t)(k / x->part_n);
+}
+
+/* Whether this process plays collector k: owned, and not a compute node
+ * without client collection (no_client: no collector, no connection). */
+static bool plays(const struct bcn_sim_scale *x, uint64_t k)
+{
+	return owned(x, k) &&
+	       (k >= x->first[K_FWD] || !x->s->noclient[k - x->first[K_CN]]);
 }
 
 static int64_t tick_ns(const struct bcn_sim *s)
@@ -111,7 +133,10 @@ static void submit(struct bcn_sim_scale *x, uint64_t k)
 	}
 }
 
-static void add(struct bcn_sim_scale *x, uint64_t k, const struct bcn_record *r)
+/* Adds r to k's frame; a data record (not a health record) counts in
+ * k's records made. */
+static void add_rec(struct bcn_sim_scale *x, uint64_t k,
+		    const struct bcn_record *r, bool data)
 {
 	int rc = bcn_frame_builder_add(&x->b, r);
 
@@ -121,6 +146,13 @@ static void add(struct bcn_sim_scale *x, uint64_t k, const struct bcn_record *r)
 	}
 	if (rc)
 		x->build_errors++;
+	else if (data)
+		x->made[slot(x, k)]++;
+}
+
+static void add(struct bcn_sim_scale *x, uint64_t k, const struct bcn_record *r)
+{
+	add_rec(x, k, r, true);
 }
 
 /* ---- compute nodes: what beacon-clientd's LWFS source sends ------------- */
@@ -557,6 +589,66 @@ static void send_switches(struct bcn_sim_scale *x)
 		submit(x, k);
 	}
 	x->sw_last = now;
+	x->sw_samples++;
+}
+
+/* ---- every collector: its health record, as the daemons send it ------- */
+
+/* The health record of collector k (kind kind) at now, as maybe_health in
+ * collectors/runtime/collector.c fills it: counters since the start,
+ * gauges now, acknowledgements as known so far. */
+static void send_health_of(struct bcn_sim_scale *x, uint64_t k, int kind,
+			   int64_t now)
+{
+	struct bcn_sim_wire_conn_stats cs = { 0 };
+	struct bcn_rec_health *h;
+	struct bcn_record r;
+
+	(void)bcn_sim_wire_conn_stats(x->w, slot(x, k), &cs);
+	bcn_record_init(&r, BCN_REC_HEALTH);
+	r.t = now;
+	r.dur = now - x->health_last;
+	h = &r.u.health;
+	h->program = kind_name[kind].program;
+	h->started = x->started;
+	h->samples = kind == K_SW ? x->sw_samples : x->samples;
+	h->records = x->made[slot(x, k)];
+	h->acked_records = cs.acked_records;
+	h->dropped_records = cs.dropped_records;
+	h->buffered_bytes = cs.queued_bytes;
+	h->buffer_max = x->s->c.send_buffer;
+	h->connected = cs.up;
+	h->reconnects = cs.connects > 1 ? cs.connects - 1 : 0;
+	h->connect_failures = cs.connect_failures;
+	h->resent = cs.resent;
+	add_rec(x, k, &r, false);
+	submit(x, k);
+}
+
+/* Every health_every of simulated time, from the first tick sent, a
+ * health record from every collector this process plays. */
+static void send_health(struct bcn_sim_scale *x)
+{
+	struct bcn_sim *s = x->s;
+	int64_t now = tick_t(s) + tick_ns(s);
+	uint64_t k;
+	int kind = 0;
+
+	x->samples++;
+	if (x->started < 0) {
+		x->started = x->health_last = tick_t(s);
+		x->health_next = now;
+	}
+	if (s->c.health_every_ms <= 0 || now < x->health_next)
+		return;
+	for (k = x->part_k; k < x->first[K_MAX]; k += x->part_n) {
+		while (k >= x->first[kind + 1])
+			kind++;
+		if (plays(x, k))
+			send_health_of(x, k, kind, now);
+	}
+	x->health_last = now;
+	x->health_next = now + s->c.health_every_ms * 1000000LL;
 }
 
 void bcn_sim_scale_skip(struct bcn_sim_scale *x)
@@ -605,6 +697,7 @@ int bcn_sim_scale_send(struct bcn_sim_scale *x)
 	send_fwd(x);
 	send_servers(x);
 	send_switches(x);
+	send_health(x);
 	return 0;
 }
 
@@ -661,6 +754,8 @@ static int add_conns(struct bcn_sim_scale *x, struct eps *e, char *err,
 	for (k = x->part_k; k < x->first[K_MAX]; k += x->part_n) {
 		while (k >= x->first[kind + 1])
 			kind++;
+		if (!plays(x, k))
+			continue;       /* no_client: no collector there */
 		idx = k - x->first[kind] + 1;
 		snprintf(node, sizeof(node), "%s%0*" PRIu64,
 			 kind_name[kind].prefix, kind_name[kind].width, idx);
@@ -685,6 +780,7 @@ static int add_conns(struct bcn_sim_scale *x, struct eps *e, char *err,
 			snprintf(err, errlen, "%s: %s", node, bcn_strerror(rc));
 			return rc;
 		}
+		x->nplayed++;
 	}
 	return 0;
 }
@@ -761,9 +857,10 @@ static int setup(struct bcn_sim_scale *x, char *err, size_t errlen)
 	free(e);
 	if (rc)
 		return rc;
+	x->made = calloc(x->nconns + 1, sizeof(*x->made));
 	x->fwdq = calloc(x->s->nfwd + 1, sizeof(*x->fwdq));
 	x->oprev = calloc(x->s->nfwd * x->s->nost + 1, sizeof(*x->oprev));
-	if (!x->fwdq || !x->oprev)
+	if (!x->made || !x->fwdq || !x->oprev)
 		return -ENOMEM;
 	for (f = 0; f < x->s->nfwd; f++)
 		if (owned(x, x->first[K_FWD] + f) &&
@@ -811,6 +908,7 @@ int bcn_sim_scale_new(struct bcn_sim *s, struct bcn_sim_scale **out,
 		goto out;
 	x->sw_last = -1;
 	x->topo_last = -1;
+	x->started = -1;
 	if (s->c.switches && (rc = load_topology(x))) {
 		snprintf(err, errlen, "sim: the fabric's topology: %s",
 			 bcn_strerror(rc));
@@ -845,6 +943,7 @@ void bcn_sim_scale_free(struct bcn_sim_scale *x)
 	free(x->pprev);
 	free(x->links);
 	free(x->crec);
+	free(x->made);
 	bcn_buf_free(&x->paths);
 	bcn_frame_builder_free(&x->b);
 	bcn_sim_wire_free(x->w);
@@ -864,7 +963,7 @@ bool bcn_sim_scale_writes_jobs(const struct bcn_sim_scale *x)
 
 size_t bcn_sim_scale_collectors(const struct bcn_sim_scale *x)
 {
-	return x->nconns;
+	return x->nplayed;
 }
 
 uint64_t bcn_sim_scale_build_errors(const struct bcn_sim_scale *x)

@@ -126,6 +126,22 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	{ "warmup", BCN_CFG_UINT, M(warmup), .max = 1000000, .def = "0",
 	  .help = "Scale mode: ticks simulated before the first records are "
 		  "sent, so that the cluster is busy from the start." },
+	{ "health_every", BCN_CFG_DURATION, M(health_every_ms), .min = 0,
+	  .max = 86400000, .def = "60s",
+	  .help = "Scale mode: every simulated collector sends a health "
+		  "record (docs/records.md) every this much simulated time, "
+		  "the first at its first tick after the warm-up, as the "
+		  "daemons do every health_interval (0: never)." },
+	{ "no_client", BCN_CFG_STRING, M(no_client),
+	  .help = "Compute nodes without client collection, a Slurm "
+		  "hostlist (cn[00005-00012,00040]): in scale mode nothing is "
+		  "sent for them (as if their beacon-clientd were down), in "
+		  "file mode they write no LWFS log; the servers still see "
+		  "their I/O ('' none)." },
+	{ "no_client_every", BCN_CFG_UINT, M(no_client_every),
+	  .max = BCN_SIM_NODES_MAX, .def = "0",
+	  .help = "Every Nth compute node (cnN, cn2N, ...) has no client "
+		  "collection either (0: none)." },
 	{ "send_window", BCN_CFG_UINT, M(send_window), .min = 1,
 	  .max = 65536, .def = "64",
 	  .help = "Scale mode: frames in flight per connection." },
@@ -171,6 +187,12 @@ const struct bcn_config_opt bcn_sim_options[] = {
 		  "forwarding node FWD's Lustre client reads FACTOR, above 1 "
 		  "and at most 100, times the bytes its compute nodes read; "
 		  "the extra reads load the OSTs)." },
+	{ "slow_node", BCN_CFG_STRING,
+	  BCN_CFG_LIST_MEMBER(struct bcn_sim_conf, slow_node, nslownode),
+	  .help = "Inject a straggler, repeatable: INDEX FACTOR START "
+		  "DURATION (compute node INDEX, 0-based, gets FACTOR, above "
+		  "0 and at most 1, of the bandwidth it asks from START for "
+		  "DURATION seconds; its job's other nodes are unchanged)." },
 	{ .name = NULL }
 };
 #undef M
@@ -439,6 +461,8 @@ int bcn_sim_new(const struct bcn_sim_conf *conf, struct bcn_sim **out,
 	to_ticks(s, s->sinj, s->nsinj);
 	to_ticks(s, s->finj_n1, s->nflood);
 	rc = bcn_sim_osc_new(s, err, errlen);
+	if (!rc)
+		rc = bcn_sim_nodes_new(s, err, errlen);
 	if (rc)
 		goto fail;
 	s->next_arrival = conf->jobs_per_hour ? 0 : INT64_MAX;
@@ -474,6 +498,7 @@ void bcn_sim_free(struct bcn_sim *s)
 	bcn_sim_osc_free(s);
 	free(s->fwd);
 	free(s->busy);
+	free(s->noclient);
 	free(s->jobs);
 	bcn_buf_free(&s->done);
 	bcn_buf_free(&s->scratch);

@@ -73,6 +73,11 @@ struct bcn_sim_conf {
 	size_t nflood;
 	char cache_thrash[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
 	size_t nthrash;
+	char slow_node[BCN_SIM_INJECT_MAX][BCN_SIM_SPEC_MAX];
+	size_t nslownode;
+	/* compute nodes without client collection (sim_nodes.c) */
+	char no_client[BCN_CFG_LINE_MAX];       /* Slurm hostlist, "" none */
+	uint64_t no_client_every;               /* every Nth; 0 none */
 	/* scale mode */
 	bool scale;
 	char shardmap[BCN_SIM_PATH_MAX];
@@ -83,6 +88,8 @@ struct bcn_sim_conf {
 	uint64_t switch_every;          /* ticks */
 	uint64_t warmup;                /* ticks before sending starts */
 	uint64_t send_window, send_buffer;
+	int64_t health_every_ms;        /* collectors' health records; 0
+					 * none */
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */

@@ -48,19 +48,21 @@ static uint64_t fwd_cap(const struct bcn_sim *s, uint64_t f)
 			  bcn_sim_slow(s->finj, s->nfinj, f, s->tick));
 }
 
-/* Calls fn for each forwarding node job j uses, with its node count. */
+/* Calls fn for each forwarding node job j uses, with the job's nodes
+ * behind it: from index i0 (in the job), n of them. */
 static void each_fwd(const struct bcn_sim *s, const struct bcn_sim_job *j,
 		     void (*fn)(struct bcn_sim *, const struct bcn_sim_job *,
-				uint64_t, uint64_t, void *),
+				uint64_t, uint64_t, uint64_t, void *),
 		     void *arg)
 {
-	uint64_t i = j->first, end = j->first + j->nodes, f, n;
+	uint64_t i = j->first, end = j->first + j->nodes, f, n, i0;
 
 	while (i < end) {
 		f = bcn_sim_fwd_of(s, i);
+		i0 = i - j->first;
 		for (n = 0; i < end && bcn_sim_fwd_of(s, i) == f; i++)
 			n++;
-		fn((struct bcn_sim *)s, j, f, n, arg);
+		fn((struct bcn_sim *)s, j, f, i0, n, arg);
 	}
 }
 
@@ -78,20 +80,41 @@ static double md_equiv(const struct bcn_sim *s)
 	       FWD_THREADS;
 }
 
+/* What n nodes of j from i0 ask per tick: BW each, a slow node
+ * (slow_node) FACTOR of it. */
+static uint64_t io_demand(const struct bcn_sim *s, const struct bcn_sim_job *j,
+			  uint64_t i0, uint64_t n)
+{
+	uint64_t full = 0, sum = 0, i;
+	double k;
+
+	for (i = i0; s->nnode_inj && i < i0 + n; i++) {
+		k = bcn_sim_node_factor(s, j->first + i);
+		if (k < 1.0)
+			sum += (uint64_t)((double)j->bw * s->tick_s * k);
+		else
+			full++;
+	}
+	if (!s->nnode_inj)
+		full = n;
+	return sum + full * (uint64_t)((double)j->bw * s->tick_s);
+}
+
 static void add_fwd_demand(struct bcn_sim *s, const struct bcn_sim_job *j,
-			   uint64_t f, uint64_t n, void *arg)
+			   uint64_t f, uint64_t i0, uint64_t n, void *arg)
 {
 	(void)arg;
 	if (in_io(j))
-		s->fwd[f].demand += n * (uint64_t)((double)j->bw * s->tick_s);
+		s->fwd[f].demand += io_demand(s, j, i0, n);
 	s->fwd[f].demand += (uint64_t)((double)(j->md_asked * n / j->nodes) *
 				       md_equiv(s));
 }
 
 static void add_md_frac(struct bcn_sim *s, const struct bcn_sim_job *j,
-			uint64_t f, uint64_t n, void *arg)
+			uint64_t f, uint64_t i0, uint64_t n, void *arg)
 {
 	(void)j;
+	(void)i0;
 	*(double *)arg += s->fwd[f].frac * (double)n;
 }
 
@@ -100,10 +123,11 @@ struct md_share {
 };
 
 static void add_md(struct bcn_sim *s, const struct bcn_sim_job *j,
-		   uint64_t f, uint64_t n, void *arg)
+		   uint64_t f, uint64_t i0, uint64_t n, void *arg)
 {
 	const struct md_share *m = arg;
 
+	(void)i0;
 	for (size_t k = 0; k < BCN_MD_OP_MAX; k++)
 		s->fwd[f].md[k] += m->ops[k] * n / j->nodes;
 }
@@ -120,7 +144,8 @@ uint64_t bcn_sim_node_bytes(const struct bcn_sim *s,
 			    const struct bcn_sim_job *j, uint64_t i)
 {
 	return (uint64_t)((double)j->bw * s->tick_s *
-			  s->fwd[bcn_sim_fwd_of(s, j->first + i)].frac);
+			  s->fwd[bcn_sim_fwd_of(s, j->first + i)].frac *
+			  bcn_sim_node_factor(s, j->first + i));
 }
 
 void bcn_sim_fwd_demand(struct bcn_sim *s)

@@ -49,7 +49,8 @@ struct bcn_sim_job {
 	/* ground truth of the ticks whose records are sent (sim_truth.c) */
 	uint64_t tr_read, tr_write;     /* bytes its nodes moved */
 	uint64_t *tr_bits;              /* forwarding nodes, OSTs, job nodes
-					 * that moved bytes */
+					 * that moved bytes, job nodes slowed
+					 * (slow_node) during its I/O */
 };
 
 /* Counters of one job on one target. */
@@ -152,6 +153,10 @@ struct bcn_sim {
 	size_t nflood;
 	struct bcn_sim_inject tinj[BCN_SIM_INJECT_MAX]; /* cache_thrash */
 	size_t nthrash;
+	struct bcn_sim_inject node_inj[BCN_SIM_INJECT_MAX]; /* slow_node */
+	size_t nnode_inj;
+	uint8_t *noclient;              /* per compute node: 1 without
+					 * client collection */
 	struct bcn_sim_osc_state *osc;  /* forwarding nodes' osc devices */
 	struct bcn_sim_port *ports;     /* switches x (nodes per switch + 1
 					 * uplink) */
@@ -199,6 +204,18 @@ void bcn_sim_truth_ost(struct bcn_sim *s, struct bcn_sim_job *j, uint64_t ost);
 void bcn_sim_truth_end(struct bcn_sim *s, struct bcn_sim_job *j);
 int bcn_sim_truth_jobs(struct bcn_sim *s, struct bcn_buf *out);
 
+/* Compute nodes (sim_nodes.c): no_client, no_client_every and slow_node
+ * parsed (errors in err); whether node (0-based) has client collection
+ * (scale mode: every node but the no_client ones; file mode: the first
+ * lwfs_nodes but those); the share of what it asks that node gets this
+ * tick (slow_node; 1 otherwise); the Slurm hostlist of j's nodes without
+ * client collection appended to out (nothing when none). */
+int bcn_sim_nodes_new(struct bcn_sim *s, char *err, size_t errlen);
+bool bcn_sim_has_client(const struct bcn_sim *s, uint64_t node);
+double bcn_sim_node_factor(const struct bcn_sim *s, uint64_t node);
+int bcn_sim_nodes_uncovered(const struct bcn_sim *s,
+			    const struct bcn_sim_job *j, struct bcn_buf *out);
+
 /* Model (sim_model.c): one tick of jobs and targets. */
 void bcn_sim_model_tick(struct bcn_sim *s);
 
@@ -207,7 +224,8 @@ void bcn_sim_model_tick(struct bcn_sim *s);
  * after the OSTs served, the request log lines of this tick; writing the
  * logs. */
 uint64_t bcn_sim_fwd_of(const struct bcn_sim *s, uint64_t node);
-/* Bytes node i of job j gets past its forwarding node this tick. */
+/* Bytes node i of job j gets past its forwarding node this tick (a
+ * slow node FACTOR of what the others get). */
 uint64_t bcn_sim_node_bytes(const struct bcn_sim *s,
 			    const struct bcn_sim_job *j, uint64_t i);
 void bcn_sim_fwd_demand(struct bcn_sim *s);

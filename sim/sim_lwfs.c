@@ -3,7 +3,8 @@
  * of docs/lwfs-log.md — an OPEN at the start of each I/O phase, READ or
  * WRITE requests of rpc_bytes (the node's share of what the OSTs served
  * its job this tick), a RELEASE at the end — for beacon-clientd's LWFS
- * source. Each job's process on such a node also gets a Slurm cgroup file
+ * source (but those without client collection, no_client: they write
+ * nothing). Each job's process on such a node also gets a Slurm cgroup file
  * (proc/<pid>/cgroup below the node's directory), so that beacon-clientd
  * run with --root on that directory attributes the lines to the job. */
 #include <errno.h>
@@ -163,8 +164,10 @@ void bcn_sim_client_ops(struct bcn_sim *s, uint64_t nodes,
 		if (j->state != BCN_SIM_RUNNING || j->first >= nodes ||
 		    (j->phase != BCN_SIM_P_READ && j->phase != BCN_SIM_P_WRITE))
 			continue;
+		/* a node without client collection logs nothing */
 		for (i = 0; i < j->nodes && j->first + i < nodes; i++)
-			if (j->mode != BCN_SIM_11 || i == 0)
+			if ((j->mode != BCN_SIM_11 || i == 0) &&
+			    !s->noclient[j->first + i])
 				node_ops(s, j, i, fn, arg);
 	}
 }
@@ -214,9 +217,12 @@ int bcn_sim_lwfs_write(struct bcn_sim *s)
 
 		for (i = 0; j->state == BCN_SIM_RUNNING && i < j->nodes &&
 		     j->first + i < s->c.lwfs_nodes && !rc; i++)
-			rc = write_cgroup(s, j, j->first + i);
+			if (!s->noclient[j->first + i])
+				rc = write_cgroup(s, j, j->first + i);
 	}
 	for (node = 0; node < s->c.lwfs_nodes && !rc; node++) {
+		if (s->noclient[node])
+			continue;       /* no_client: no log at all */
 		snprintf(dir, sizeof(dir), "%s/cn%05" PRIu64, s->c.out,
 			 node + 1);
 		rc = bcn_sim_write_file(dir, ".keep", "", 0);

@@ -1,7 +1,8 @@
 /* beacon-sim's ground truth per job (sim_int.h): what each job's nodes
  * moved in the ticks whose records are sent, through which forwarding
- * nodes, on which OSTs, and its I/O mode from who wrote which file, as
- * one truth line per job (docs/sim.md, "Ground truth"). A job's nodes,
+ * nodes, on which OSTs, its I/O mode from who wrote which file, which of
+ * its nodes had client collection and which were stragglers, as one
+ * truth line per job (docs/sim.md, "Ground truth"). A job's nodes,
  * forwarding nodes and OSTs are bits in one array it owns until its
  * line is written. */
 #include <inttypes.h>
@@ -21,11 +22,16 @@ uint64_t bcn_sim_node_share(const struct bcn_sim *s,
 	return (uint64_t)((unsigned __int128)j->served * asked / j->asked);
 }
 
+/* The job's bits: forwarding nodes, OSTs, its nodes that moved bytes
+ * (IO_BIT), its nodes slowed during its I/O (SLOW_BIT). */
+#define IO_BIT(s, i) ((s)->nfwd + (s)->nost + (i))
+#define SLOW_BIT(s, j, i) ((s)->nfwd + (s)->nost + (j)->nodes + (i))
+
 static uint64_t *bits(struct bcn_sim *s, struct bcn_sim_job *j)
 {
 	if (!j->tr_bits)
-		j->tr_bits = calloc((s->nfwd + s->nost + j->nodes + 63) / 64,
-				    sizeof(uint64_t));
+		j->tr_bits = calloc((s->nfwd + s->nost + 2 * j->nodes + 63) /
+				    64, sizeof(uint64_t));
 	return j->tr_bits;
 }
 
@@ -60,11 +66,15 @@ void bcn_sim_truth_tick(struct bcn_sim *s)
 		for (uint64_t i = 0; i < j->nodes; i++) {
 			uint64_t n = bcn_sim_node_share(s, j, i);
 
+			/* a straggler during the job's I/O on it */
+			if (bcn_sim_node_factor(s, j->first + i) < 1.0 &&
+			    (j->mode != BCN_SIM_11 || !i) && (b = bits(s, j)))
+				set_bit(b, SLOW_BIT(s, j, i));
 			if (!n || !(b = bits(s, j)))
 				continue;
 			*(write ? &j->tr_write : &j->tr_read) += n;
 			set_bit(b, bcn_sim_fwd_of(s, j->first + i));
-			set_bit(b, s->nfwd + s->nost + i);
+			set_bit(b, IO_BIT(s, i));
 		}
 	}
 }
@@ -78,7 +88,7 @@ static const char *mode_of(const struct bcn_sim *s, const struct bcn_sim_job *j)
 	uint64_t procs = 0, m, files = 0, shared = 0, all = 0, *per;
 
 	for (uint64_t i = 0; i < j->nodes; i++)
-		procs += get_bit(b, s->nfwd + s->nost + i);
+		procs += get_bit(b, IO_BIT(s, i));
 	if (!procs || !(j->tr_read + j->tr_write))
 		return "none";
 	if (procs == 1)
@@ -92,7 +102,7 @@ static const char *mode_of(const struct bcn_sim *s, const struct bcn_sim_job *j)
 	if (!per)
 		return "?";
 	for (uint64_t i = 0; i < j->nodes; i++)
-		per[i % m] += get_bit(b, s->nfwd + s->nost + i);
+		per[i % m] += get_bit(b, IO_BIT(s, i));
 	for (uint64_t f = 0; f < m; f++) {
 		files += per[f] > 0;
 		shared += per[f] > 1;
@@ -121,6 +131,27 @@ static int names(const struct bcn_sim *s, const struct bcn_sim_job *j,
 	return rc;
 }
 
+/* The client layer's part: "client_nodes":N,"uncovered":"HOSTLIST",
+ * "slow_nodes":[...]. */
+static int client_part(const struct bcn_sim *s, const struct bcn_sim_job *j,
+		       struct bcn_buf *out)
+{
+	uint64_t covered = 0, i;
+	int rc, k = 0;
+
+	for (i = 0; i < j->nodes; i++)
+		covered += bcn_sim_has_client(s, j->first + i);
+	rc = bcn_buf_printf(out, ",\"client_nodes\":%" PRIu64
+			    ",\"uncovered\":\"", covered);
+	rc = rc ? rc : bcn_sim_nodes_uncovered(s, j, out);
+	rc = rc ? rc : bcn_buf_adds(out, "\",\"slow_nodes\":[");
+	for (i = 0; !rc && i < j->nodes; i++)
+		if (get_bit(j->tr_bits, SLOW_BIT(s, j, i)))
+			rc = bcn_buf_printf(out, "%s\"cn%05" PRIu64 "\"",
+					    k++ ? "," : "", j->first + i + 1);
+	return rc ? rc : bcn_buf_adds(out, "]");
+}
+
 static int line(struct bcn_sim *s, const struct bcn_sim_job *j,
 		struct bcn_buf *out)
 {
@@ -128,7 +159,7 @@ static int line(struct bcn_sim *s, const struct bcn_sim_job *j,
 	int rc;
 
 	for (uint64_t i = 0; i < j->nodes; i++)
-		io += get_bit(j->tr_bits, s->nfwd + s->nost + i);
+		io += get_bit(j->tr_bits, IO_BIT(s, i));
 	rc = bcn_buf_printf(out, "{\"kind\":\"job\",\"job\":%" PRIu64
 			    ",\"name\":\"%s\",\"sim_mode\":\"%s\",\"mode\":"
 			    "\"%s\",\"read_bytes\":%" PRIu64 ",\"write_bytes\":%"
@@ -139,7 +170,9 @@ static int line(struct bcn_sim *s, const struct bcn_sim_job *j,
 	rc = rc ? rc : names(s, j, false, out);
 	rc = rc ? rc : bcn_buf_adds(out, "],\"osts\":[");
 	rc = rc ? rc : names(s, j, true, out);
-	return rc ? rc : bcn_buf_printf(out, "],\"done\":%s}\n",
+	rc = rc ? rc : bcn_buf_adds(out, "]");
+	rc = rc ? rc : client_part(s, j, out);
+	return rc ? rc : bcn_buf_printf(out, ",\"done\":%s}\n",
 					j->state == BCN_SIM_DONE ? "true" :
 					"false");
 }

@@ -305,6 +305,12 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 			 "\"factor\":%.6g", in->ost + 1, in->factor);
 		rc = truth_line(s, in, "cache_thrash", f);
 	}
+	for (i = 0; !rc && i < s->nnode_inj; i++) {
+		in = &s->node_inj[i];
+		snprintf(f, sizeof(f), "\"node\":\"cn%05" PRIu64 "\","
+			 "\"factor\":%.6g", in->ost + 1, in->factor);
+		rc = truth_line(s, in, "slow_node", f);
+	}
 	if (!rc)
 		rc = bcn_sim_truth_jobs(s, &s->scratch);
 	if (rc)

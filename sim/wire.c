@@ -36,6 +36,7 @@ struct wconn {
 	uint8_t state;
 	bool want_out;                  /* EPOLLOUT registered */
 	uint8_t addr;                   /* index in bcn_sim_wire.addrs */
+	uint32_t failures;              /* connection attempts that failed */
 	int64_t retry_at, dial_start;   /* ns */
 	int64_t tick_at;                /* ns: the session's timers are
 					 * looked at from then on */
@@ -197,6 +198,7 @@ static void fail(struct bcn_sim_wire *w, struct wconn *c)
 		w->st.up--;
 	} else {
 		w->st.connect_failures++;
+		c->failures++;
 		if (c->state == W_DIALING || c->state == W_OPEN)
 			w->dialing--;
 	}
@@ -476,4 +478,24 @@ void bcn_sim_wire_stats(const struct bcn_sim_wire *w,
 		SESSION_TOTALS(ADD)
 #undef ADD
 	}
+}
+
+int bcn_sim_wire_conn_stats(const struct bcn_sim_wire *w, size_t i,
+			    struct bcn_sim_wire_conn_stats *st)
+{
+	const struct wconn *c;
+	struct bcn_session_stats ss;
+
+	if (i >= w->n || w->conns[i].state == W_UNUSED)
+		return -EINVAL;
+	c = &w->conns[i];
+	bcn_session_stats(c->ss, &ss);
+	st->acked_records = ss.acked_records;
+	st->dropped_records = ss.dropped_records;
+	st->queued_bytes = ss.queued_bytes;
+	st->connects = ss.connects;
+	st->connect_failures = c->failures;
+	st->resent = ss.resent;
+	st->up = c->state == W_OPEN && c->ss->state == BCN_SESSION_UP;
+	return 0;
 }

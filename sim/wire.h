@@ -9,6 +9,7 @@
 #ifndef BCN_SIM_WIRE_H
 #define BCN_SIM_WIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -77,6 +78,19 @@ int bcn_sim_wire_drain(struct bcn_sim_wire *w, int64_t until_ns);
 
 void bcn_sim_wire_stats(const struct bcn_sim_wire *w,
 			struct bcn_sim_wire_stats *st);
+
+/* One connection's account, as a collector's sender keeps it for its
+ * health records. */
+struct bcn_sim_wire_conn_stats {
+	uint64_t acked_records, dropped_records;
+	uint64_t queued_bytes;                  /* now */
+	uint64_t connects, connect_failures, resent;
+	bool up;                                /* now: authenticated */
+};
+
+/* The account of connection i. Returns 0 or -EINVAL (no connection i). */
+int bcn_sim_wire_conn_stats(const struct bcn_sim_wire *w, size_t i,
+			    struct bcn_sim_wire_conn_stats *st);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t bcn_sim_wire_now(void);

@@ -7,6 +7,7 @@
 # server B is killed (-9) in the middle of the run and restarted. Then:
 #  - every frame submitted was acknowledged, none dropped; every collector
 #    connected; each node's records are in its own shard's store only;
+#    every collector sent one health record;
 #  - the content equals what the collectors would have read from the files
 #    of the same simulation (file mode, --until 10, every compute node
 #    writing an LWFS log): per OST the bytes, per MDT the operations by
@@ -103,7 +104,7 @@ for s in A B; do
 done
 sleep 0.5
 for s in A B; do
-	for l in client forward ost mds switch; do
+	for l in client forward ost mds switch collector; do
 		"$BEACON" query --config "$T/logsrv$s.conf" --layer "$l" \
 			--part any --from 2000-01-01 > "$T/$s.$l.jsonl"
 	done

@@ -50,7 +50,7 @@ check(total == 32 + 2 + 2 + 1 + 4, f"{total} collectors")
 # 2. the stores, by shard
 recs = collections.defaultdict(list)
 for s in "AB":
-    for layer in ("client", "forward", "ost", "mds", "switch"):
+    for layer in ("client", "forward", "ost", "mds", "switch", "collector"):
         for r in lines(f"{T}/{s}.{layer}.jsonl"):
             m = re.fullmatch(r"cn(\d+)", r["node"])
             home = "A" if m and int(m.group(1)) <= 16 else "B"
@@ -59,6 +59,10 @@ for s in "AB":
 stored = sum(len(v) for v in recs.values())
 sent = sum(lines(f"{T}/part{p}.jsonl")[-1]["acked_records"] for p in (0, 1))
 check(stored == sent, f"{stored} records stored, {sent} acknowledged")
+# one health record per collector (health_every 60 s, 10 ticks), its own
+health = collections.Counter(r["node"] for r in recs["collector"])
+check(len(health) == total and set(health.values()) == {1},
+      f"health records: {sorted(health.items())}")
 
 
 def stat_sum(text, name):

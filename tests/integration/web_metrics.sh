@@ -69,6 +69,9 @@ fwd_bw = 1G
 stripe_count = 2
 job = ckpt n-n 8 0 20 64M 10 3
 job = lone 1-1 4 2 20 40M 10 3
+# no simulated health records: the health checks below count one
+# beacon-ostd, the real one
+health_every = 0
 out = $T/sim
 scale = yes
 server = 127.0.0.1:$LP
