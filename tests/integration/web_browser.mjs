@@ -281,6 +281,12 @@ await page.goto(`${base}/job.html?id=${X.ckpt}`);
 await page.waitForSelector('#job[data-ready="1"]');
 check((await text('#job-title')).startsWith(`Job ${X.ckpt}:`), 'the report shows the job id');
 check(await text('#job-mode') === X.ckpt_mode, `the report shows the mode ${X.ckpt_mode}`);
+{
+  const cov = await text('#job-coverage');
+  const m = /compute nodes (\d+)\/(\d+)/.exec(cov);
+  check(m && m[1] === m[2] && Number(m[2]) > 0, `the coverage line says every compute node reported: ${cov}`);
+  check(cov.includes('compute nodes\' own records'), 'the coverage line names the source of the volume');
+}
 const phases = await page.locator('section:has(h2:text-is("I/O phases")) table').first().locator('tbody tr').count();
 check(phases === X.ckpt_io_phases && phases > 0, `the report lists the ${X.ckpt_io_phases} I/O phases`);
 const jb = await option('#job-bw');

@@ -67,7 +67,8 @@ function bwOption(lines, marks) {
 }
 
 async function bandwidth(r, where) {
-  const lines = [['compute read', clientSeries(r, 'read')], ['compute write', clientSeries(r, 'write')]];
+  const who = r.volume_source === 'ost' ? 'job (OST job_stats)' : 'compute';
+  const lines = [[who + ' read', clientSeries(r, 'read')], [who + ' write', clientSeries(r, 'write')]];
   const marks = (r.io_phases || []).map((p, i) => [
     { name: 'phase ' + (i + 1), xAxis: ms(p.start) }, { xAxis: ms(p.end) }]);
   const c = chart(where);
@@ -224,20 +225,49 @@ async function anomaliesOf(r) {
   }
 }
 
+const LAYER_WORDS = { client: 'compute nodes', forward: 'forwarding nodes', ost: 'OSTs', mds: 'MDTs' };
+const SOURCE_WORDS = {
+  client: 'the compute nodes\' own records', ost: 'the OSTs\' job_stats', none: 'nowhere: no I/O reached beacon',
+};
+
+// The coverage line: per layer, what reported of what the job needed,
+// and where the volume comes from (docs/report.md, "Coverage").
+function coverage(r) {
+  const cov = r.coverage || {};
+  const items = Object.keys(LAYER_WORDS).filter((l) => cov[l] && cov[l].known).map((l) => {
+    const c = cov[l];
+    const txt = `${LAYER_WORDS[l]} ${num(c.reported)}/${num(c.expected)}` +
+      (c.served ? ` (${num(c.served)} served the job)` : '');
+    return el('li', { className: c.complete ? 'cov-ok' : 'cov-miss', 'data-layer': l }, txt,
+      c.missing_hosts ? [' — missing ', el('code', null, c.missing_hosts)] : '',
+      c.interrupted ? ` (${num(c.interrupted)} interrupted)` : '');
+  });
+  const src = SOURCE_WORDS[r.volume_source] || r.volume_source || '?';
+  const line = `Volume from ${src}${r.volume_exact ? '' : ' — a lower bound'}.` +
+    (r.client_sample ? ` Mode, processes and files: a sample from ${num((r.client || {}).io_nodes)} traced node(s).` : '');
+  const whole = items.length && Object.values(cov).every((c) => !c.known || c.complete);
+  return el('section', { className: 'card coverage', id: 'job-coverage' },
+    el('h2', null, 'Coverage'), el('ul', { className: 'inline' }, items),
+    whole ? el('p', { id: 'job-source' }, line) : note(r.volume_exact ? 'info' : 'warn', line));
+}
+
 function render(r, anoms) {
   const end = r.end ? ms(r.end) : Date.now();
   const phases = r.phases || [];
   const parts = [];
+  const sample = r.client_sample ? ' (sample)' : '';
+  parts.push(coverage(r));
   parts.push(card('Job', facts([
     ['job', String(r.job)], ['name', r.name], ['user', r.user], ['state', r.state],
     ['nodes', `${num(r.nnodes)} (${r.nodelist})`], ['tasks', num(r.ntasks)],
     ['start', when(r.start)], ['end', r.end ? when(r.end) : 'running'],
     ['duration', dur((end - ms(r.start)) / 1000)],
-    ['I/O mode', el('strong', { id: 'job-mode' }, r.mode)],
+    ['I/O mode', [el('strong', { id: 'job-mode' }, r.mode), sample]],
     ['read', `${bytes(r.read_bytes)} (mean ${rate(r.read_bw_mean)}, peak ${rate(r.read_bw_peak)})`],
     ['written', `${bytes(r.write_bytes)} (mean ${rate(r.write_bw_mean)}, peak ${rate(r.write_bw_peak)})`],
-    ['IOPS', num(r.iops, 1)], ['I/O nodes, processes', `${num(r.io_nodes)}, ${num(r.io_procs)}`],
-    ['files (shared)', `${num(r.files)} (${num(r.shared_files)})`],
+    [r.volume_source === 'ost' ? 'OST RPCs/s' : 'IOPS', num(r.iops, 1)],
+    ['I/O nodes, processes', `${num(r.io_nodes)}, ${num(r.io_procs)}${sample}`],
+    ['files (shared)', `${num(r.files)} (${num(r.shared_files)})${sample}`],
     ['report', `${when(r.computed)}${r.cached ? ' (cached)' : ''}`],
   ]), r.partial ? note('info', 'Partial: ' + (r.partial_reason || 'a bound was hit')) : ''));
   parts.push(card('Bandwidth of the compute, forwarding and OST layers',
