@@ -21,7 +21,6 @@
 #define DRAIN_NS (30 * 1000000000LL)    /* scale mode: time to drain */
 #define STOP_DRAIN_NS (2 * 1000000000LL) /* the same once told to stop */
 #define SLICE_NS 100000000LL            /* scale mode: stop checked */
-#define REPORT_NS (10 * 1000000000LL)   /* scale mode: progress lines */
 
 static volatile sig_atomic_t stop;
 
@@ -222,7 +221,8 @@ static int run_scale(struct bcn_sim *s, const struct bcn_sim_conf *conf)
 		rc = bcn_sim_scale_send(x);
 		if (!rc && bcn_sim_scale_writes_jobs(x))
 			rc = bcn_sim_write_jobs(s);
-		if (bcn_sim_wire_now() - reported >= REPORT_NS) {
+		if (bcn_sim_wire_now() - reported >=
+		    conf->progress_every_ms * 1000000LL) {
 			report(x, s, late, total, "progress");
 			reported = bcn_sim_wire_now();
 		}

@@ -132,6 +132,10 @@ const struct bcn_config_opt bcn_sim_options[] = {
 		  "record (docs/records.md) every this much simulated time, "
 		  "the first at its first tick after the warm-up, as the "
 		  "daemons do every health_interval (0: never)." },
+	{ "progress_every", BCN_CFG_DURATION, M(progress_every_ms),
+	  .min = 100, .max = 3600000, .def = "10s",
+	  .help = "Scale mode: a progress line on stdout this often (wall "
+		  "time)." },
 	{ "no_client", BCN_CFG_STRING, M(no_client),
 	  .help = "Compute nodes without client collection, a Slurm "
 		  "hostlist (cn[00005-00012,00040]): in scale mode nothing is "

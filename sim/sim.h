@@ -90,6 +90,7 @@ struct bcn_sim_conf {
 	uint64_t send_window, send_buffer;
 	int64_t health_every_ms;        /* collectors' health records; 0
 					 * none */
+	int64_t progress_every_ms;      /* stdout progress lines */
 };
 
 /* The configuration table (docs/sim.md); --help is generated from it. */
