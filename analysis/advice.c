@@ -28,12 +28,88 @@ void bcn_advice_config_defaults(struct bcn_advice_config *c)
 	c->backend_pct = 200;
 	c->neighbour_pct = 25;
 	c->neighbour_min_bytes = 1ull << 30;
+	c->slow_pct = 300;
+	c->slow_min_bytes = 64ull << 20;
+	c->queue_pct = 50;
+}
+
+/* The catalogue: every code a report can carry, its audience and the fix
+ * given when its rule has no more concrete one. */
+const struct bcn_advice_code bcn_advice_codes[] = {
+	{ "partial_coverage", "both", "run beacon-clientd on every compute "
+	  "node (the missing ones are in the evidence) and launch through "
+	  "srun so that the tracer is preloaded" },
+	{ "no_io", "user", "if the job did I/O, check that beacon-clientd "
+	  "runs on its nodes and that it was launched through srun" },
+	{ "trace_incomplete", "admin", "raise beacon-clientd's socket buffer "
+	  "and send_buffer (docs/clientd.md); the figures are lower bounds" },
+	{ "n1_few_osts", "user", "stripe the shared file's directory wider: "
+	  "lfs setstripe -c -1 DIR (or a count near the node count)" },
+	{ "small_requests", "user", "aggregate requests: MPI-IO collective "
+	  "buffering (romio_cb_write=enable), a larger buffer (setvbuf, the "
+	  "HDF5 chunk cache) or transfers of at least the stripe size" },
+	{ "misaligned_requests", "user", "align requests to the stripe size "
+	  "(MPI-IO striping_unit, H5Pset_alignment) or stripe to the request "
+	  "size: lfs setstripe -S SIZE DIR" },
+	{ "random_access", "user", "sort or aggregate accesses (collective "
+	  "I/O, two-phase I/O) so that each process reads or writes "
+	  "contiguous ranges" },
+	{ "many_small_files", "user", "pack small files into fewer large ones "
+	  "(HDF5, an archive, a per-node container) or keep them on node-"
+	  "local storage" },
+	{ "metadata_heavy", "user", "keep small files and per-step stats on "
+	  "node-local storage or in fewer files" },
+	{ "metadata_time", "user", "open files once and keep them open; stat "
+	  "less (cache sizes), create files in advance or in fewer "
+	  "directories" },
+	{ "one_process_io", "user", "spread the I/O: MPI-IO collective "
+	  "buffering, or one writer per node" },
+	{ "node_imbalance", "user", "give every node a similar share of the "
+	  "I/O (decomposition, aggregators spread over the nodes)" },
+	{ "straggler_nodes", "both", "the slow nodes are in the evidence: "
+	  "administrators check their links, disks and neighbours" },
+	{ "slow_processes", "user", "balance the processes' I/O, or check "
+	  "what the slowest ones wait on" },
+	{ "ost_imbalance", "user", "stripe over more OSTs (lfs setstripe -c "
+	  "-1 DIR) or spread files evenly" },
+	{ "fwd_imbalance", "admin", "spread the job's nodes over more "
+	  "forwarding nodes (the forwarding map)" },
+	{ "backend_reads", "admin", "check the forwarding nodes' page cache "
+	  "(memory pressure) and the job's rereads" },
+	{ "heavy_neighbour", "admin", "look at the other jobs on the "
+	  "forwarding node (beacon top, the anomalies)" },
+	{ "slow_ost_in_job", "both", "tell the administrators; new files can "
+	  "avoid the OST: lfs setstripe -o LIST DIR" },
+	{ "slow_fwd_in_job", "admin", "check the forwarding node (beacon "
+	  "anomalies, its latency history)" },
+	{ "server_queueing", "both", "run at a quieter time, or ask the "
+	  "administrators about the forwarding nodes' load" },
+	{ "switch_imbalance", "admin", "check the placement of the job's nodes "
+	  "and the switch's uplinks" },
+	{ "too_little_history", "user", "nothing to do: more runs of the same "
+	  "application at this scale make the comparison" },
+	{ "unlike_history", "user", "compare the inputs and settings with "
+	  "earlier runs" },
+	{ "slower_than_history", "both", "see the likely aggressors and the "
+	  "anomalies of the job's window" },
+	{ "likely_aggressors", "admin", "look at the named jobs' I/O" },
+	{ "straggler", "admin", "check the named component" },
+	{ NULL, NULL, NULL },
+};
+
+const struct bcn_advice_code *bcn_advice_code_find(const char *code)
+{
+	for (const struct bcn_advice_code *c = bcn_advice_codes; c->code; c++)
+		if (!strcmp(c->code, code))
+			return c;
+	return NULL;
 }
 
 /* Adds a finding; the message and evidence are formats. */
 static struct bcn_advice_finding *add(struct bcn_report *r, const char *code,
 				      const char *severity)
 {
+	const struct bcn_advice_code *cat;
 	struct bcn_advice_finding *f;
 
 	if (!r->findings) {
@@ -44,8 +120,13 @@ static struct bcn_advice_finding *add(struct bcn_report *r, const char *code,
 	if (r->nfindings == BCN_ADVICE_MAX)
 		return NULL;
 	f = &r->findings[r->nfindings++];
+	memset(f, 0, sizeof(*f));
 	snprintf(f->code, sizeof(f->code), "%s", code);
 	snprintf(f->severity, sizeof(f->severity), "%s", severity);
+	cat = bcn_advice_code_find(code);
+	snprintf(f->audience, sizeof(f->audience), "%s",
+		 cat ? cat->audience : "both");
+	snprintf(f->fix, sizeof(f->fix), "%s", cat ? cat->fix : "");
 	return f;
 }
 
@@ -382,10 +463,222 @@ static int fwd_imbalance(struct bcn_report *r, const struct bcn_advice_config *c
 	return imbalance(r, c, "forward", "fwd_imbalance", "forwarding node");
 }
 
+static int by_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorted in place), 0 for none. */
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), by_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The OST index of a Lustre target name (FS-OSTxxxx, hex), or -1. */
+static long ost_index(const char *name)
+{
+	const char *p = strstr(name, "-OST");
+	char *end;
+	long i;
+
+	if (!p)
+		return -1;
+	i = strtol(p + 4, &end, 16);
+	return end == p + 4 || i < 0 ? -1 : i;
+}
+
+/* `lfs setstripe -o` with the indices of the job's OSTs but bad. */
+static void avoid_fix(const struct bcn_report *r, const char *bad,
+		      char *fix, size_t n)
+{
+	size_t k = (size_t)snprintf(fix, n, "tell the administrators; new "
+				    "files can avoid %.64s: lfs setstripe -o ",
+				    bad);
+	int listed = 0;
+
+	for (size_t i = 0; i < r->nparts && k < n; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		long ix = ost_index(p->component);
+
+		if (strcmp(p->layer, "ost") || !strcmp(p->component, bad) ||
+		    ix < 0 || listed == 32)
+			continue;
+		k += (size_t)snprintf(fix + k, n - k, "%s%ld", listed++ ? ","
+				      : "", ix);
+	}
+	if (k < n)
+		snprintf(fix + k, n - k, "%s", listed ? " DIR" : "(healthy "
+			 "OSTs) DIR");
+}
+
+/* The slowest of the job's OSTs against the median of the others, by
+ * what: 0 the job's rate on it (lower is slower), 1 its disk I/O time
+ * (higher is slower). Returns the index of a part that is slow_pct
+ * slower, or -1; *ratio and *med are set. */
+static long slowest_ost(const struct bcn_report *r,
+			const struct bcn_advice_config *c, int what,
+			double *ratio, double *med)
+{
+	double *v = calloc(r->nparts + 1, sizeof(*v)), worst = 0;
+	long wi = -1;
+	size_t n = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		double x = what ? p->iotime_ms : p->rate;
+
+		if (strcmp(p->layer, "ost") || x <= 0 ||
+		    p->read_bytes + p->write_bytes < c->slow_min_bytes)
+			continue;
+		if (wi < 0 || (what ? x > worst : x < worst)) {
+			if (wi >= 0)
+				v[n++] = worst;
+			worst = x;
+			wi = (long)i;
+		} else {
+			v[n++] = x;
+		}
+	}
+	*med = median(v, n);
+	free(v);
+	if (n < 2 || wi < 0 || *med <= 0)
+		return -1;
+	*ratio = what ? worst / *med : *med / worst;
+	return *ratio * 100 >= (double)c->slow_pct ? wi : -1;
+}
+
+/* One of the job's OSTs served it much slower than its others: by the
+ * job's bytes per second of the OST's busy time, or by the OST's disk
+ * I/O time (brw_stats) when it has one. Advice no application-side tool
+ * can give. */
+static int slow_ost_in_job(struct bcn_report *r,
+			   const struct bcn_advice_config *c)
+{
+	double ratio = 0, med = 0;
+	long i = slowest_ost(r, c, 1, &ratio, &med);
+	int by_time = i >= 0;
+	const struct bcn_report_part *p;
+	struct bcn_advice_finding *f;
+	char a[32], b[32];
+
+	if (i < 0)
+		i = slowest_ost(r, c, 0, &ratio, &med);
+	if (i < 0)
+		return 0;
+	p = &r->parts[i];
+	if (!(f = add(r, "slow_ost_in_job", ratio >= 10 ? "critical" :
+		      "warning")))
+		return -ENOMEM;
+	if (by_time) {
+		snprintf(f->message, sizeof(f->message), "OST %.64s took %.1f ms "
+			 "a disk I/O during the job, %.1fx the median of the "
+			 "job's other OSTs (%.1f ms): the OST is slow, not your "
+			 "job", p->component, p->iotime_ms, ratio, med);
+	} else {
+		snprintf(a, sizeof(a), "%.1f", p->rate / 1048576.0);
+		snprintf(b, sizeof(b), "%.1f", med / 1048576.0);
+		snprintf(f->message, sizeof(f->message), "OST %.64s served this "
+			 "job at %s MiB/s, %.1fx slower than the median of its "
+			 "other OSTs (%s MiB/s): the OST is slow, not your job",
+			 p->component, a, ratio, b);
+	}
+	avoid_fix(r, p->component, f->fix, sizeof(f->fix));
+	snprintf(f->evidence, sizeof(f->evidence), "{\"target\":\"%.200s\","
+		 "\"by\":\"%s\",\"value\":%.3f,\"median\":%.3f,\"ratio\":"
+		 "%.2f,\"limit_pct\":%" PRIu64 "}", p->component,
+		 by_time ? "iotime_ms" : "rate", by_time ? p->iotime_ms :
+		 p->rate, med, ratio, c->slow_pct);
+	return 0;
+}
+
+/* One of the job's forwarding nodes answered its requests much slower
+ * than the job's others. */
+static int slow_fwd_in_job(struct bcn_report *r,
+			   const struct bcn_advice_config *c)
+{
+	double *v = calloc(r->nparts + 1, sizeof(*v)), worst = 0, med;
+	const struct bcn_report_part *w = NULL;
+	struct bcn_advice_finding *f;
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+
+		if (strcmp(p->layer, "forward") || p->lat_mean_us <= 0 ||
+		    p->total_read + p->total_write < c->slow_min_bytes)
+			continue;
+		if (!w || p->lat_mean_us > worst) {
+			if (w)
+				v[n++] = worst;
+			worst = p->lat_mean_us;
+			w = p;
+		} else {
+			v[n++] = p->lat_mean_us;
+		}
+	}
+	med = median(v, n);
+	free(v);
+	if (!w || !n || med <= 0 || worst * 100 < med * (double)c->slow_pct)
+		return 0;
+	if (!(f = add(r, "slow_fwd_in_job", "warning")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "forwarding node %.64s "
+		 "answered requests in %.0f us on average, %.1fx the median of "
+		 "the job's other forwarding nodes (%.0f us): the nodes behind "
+		 "it waited", w->component, worst, worst / med, med);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"node\":\"%.200s\","
+		 "\"latency_mean_us\":%.1f,\"median_us\":%.1f,\"queue_mean\":"
+		 "%.2f,\"limit_pct\":%" PRIu64 "}", w->component, worst, med,
+		 w->queue_mean, c->slow_pct);
+	return 0;
+}
+
+/* The job's requests spent most of their latency in forwarding queues:
+ * it waited on busy servers. */
+static int server_queueing(struct bcn_report *r,
+			   const struct bcn_advice_config *c)
+{
+	double lat = 0, wait = 0;
+	struct bcn_advice_finding *f;
+
+	for (size_t i = 0; i < r->nparts; i++) {
+		const struct bcn_report_part *p = &r->parts[i];
+		double job = (double)(p->read_bytes + p->write_bytes);
+
+		if (strcmp(p->layer, "forward") || p->lat_mean_us <= 0)
+			continue;
+		lat += job * p->lat_mean_us;
+		wait += job * p->wait_mean_us;
+	}
+	if (lat <= 0 || wait * 100 < lat * (double)c->queue_pct ||
+	    r->read_bytes + r->write_bytes < c->slow_min_bytes)
+		return 0;
+	if (!(f = add(r, "server_queueing", "info")))
+		return -ENOMEM;
+	snprintf(f->message, sizeof(f->message), "%.0f%% of the latency of "
+		 "the job's forwarded requests was queueing behind other "
+		 "requests (about %.1f request-seconds): the servers were busy",
+		 100.0 * wait / lat, (double)r->server_wait_ns / 1e9);
+	snprintf(f->evidence, sizeof(f->evidence), "{\"wait_share\":%.3f,"
+		 "\"server_wait_s\":%.3f,\"limit_pct\":%" PRIu64 "}",
+		 wait / lat, (double)r->server_wait_ns / 1e9, c->queue_pct);
+	return 0;
+}
+
 static int (*const rules[])(struct bcn_report *,
 			    const struct bcn_advice_config *) = {
 	partial_coverage, no_io, trace_incomplete, n1_few_osts, small_requests, metadata_heavy, one_process_io,
 	ost_imbalance, fwd_imbalance, backend_reads, heavy_neighbour,
+	slow_ost_in_job, slow_fwd_in_job, server_queueing,
 };
 
 int bcn_advice_run(struct bcn_report *r, const struct bcn_advice_config *c)

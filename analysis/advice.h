@@ -12,7 +12,7 @@
 
 struct bcn_report;
 
-#define BCN_ADVICE_MAX 16               /* findings per report */
+#define BCN_ADVICE_MAX 32               /* findings per report */
 
 struct bcn_advice_config {
 	uint64_t n1_min_nodes;          /* N-1 on at least this many nodes */
@@ -28,6 +28,11 @@ struct bcn_advice_config {
 	uint64_t backend_pct;           /* OST reads / client reads */
 	uint64_t neighbour_pct;         /* job's share of its fwd node below */
 	uint64_t neighbour_min_bytes;   /* ... carrying at least this much */
+	uint64_t slow_pct;              /* slow_ost/fwd_in_job: a component's
+					 * rate (latency) this % of its
+					 * peers' median */
+	uint64_t slow_min_bytes;        /* ... each moving at least this */
+	uint64_t queue_pct;             /* server_queueing: waiting share */
 };
 
 /* Configuration keys advice_* for a struct bcn_advice_config member m. */
@@ -75,7 +80,20 @@ struct bcn_advice_config {
 			      "forwarding node's traffic below this..." }, \
 	{ "advice_neighbour_min_bytes", BCN_CFG_SIZE, \
 	  BCN_CFG_MEMBER(type, m.neighbour_min_bytes), .def = "1g", \
-	  .help = "...while the others moved at least this much through it." }
+	  .help = "...while the others moved at least this much through it." }, \
+	{ "advice_slow_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.slow_pct), .min = 101, .max = 100000, \
+	  .def = "300", .help = "slow_ost_in_job, slow_fwd_in_job: a " \
+			      "component this percent slower than the " \
+			      "median of the job's others." }, \
+	{ "advice_slow_min_bytes", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.slow_min_bytes), .def = "64m", \
+	  .help = "...when it moved at least this much of the job's data." }, \
+	{ "advice_queue_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.queue_pct), .min = 1, .max = 100, \
+	  .def = "50", .help = "server_queueing: the job's requests waited " \
+			     "in forwarding queues for this percent of " \
+			     "their latency." }
 
 /* The defaults of the table above. */
 void bcn_advice_config_defaults(struct bcn_advice_config *c);
@@ -83,9 +101,23 @@ void bcn_advice_config_defaults(struct bcn_advice_config *c);
 struct bcn_advice_finding {
 	char code[24];
 	char severity[12];              /* "info", "warning", "critical" */
+	char audience[8];               /* "user", "admin" or "both" */
 	char message[256];
+	char fix[256];                  /* what to do, concretely */
 	char evidence[512];             /* a JSON object */
 };
+
+/* The catalogue of finding codes (docs/advice.md): each code's audience
+ * and its default fix, for findings added without one. */
+struct bcn_advice_code {
+	const char *code, *audience, *fix;
+};
+
+/* The entry of code, or NULL. */
+const struct bcn_advice_code *bcn_advice_code_find(const char *code);
+
+/* Every code, in the order of docs/advice.md, ending with a NULL code. */
+extern const struct bcn_advice_code bcn_advice_codes[];
 
 /* Appends one finding to r (the analysis beyond the advice rules adds its
  * own this way); message and evidence are copied, cut to their fields.

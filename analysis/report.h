@@ -150,6 +150,15 @@ struct bcn_report_part {
 					 * client collection */
 	uint64_t records;               /* the component's own records in
 					 * the window (0: it did not report) */
+	int64_t busy_ns;                /* ost: time its job parts moved
+					 * the job's bytes over */
+	double rate;                    /* ost: the job's bytes per second
+					 * of busy_ns */
+	double iotime_ms;               /* ost: mean disk I/O time of its
+					 * bulk RPCs (brw_stats), 0: none */
+	double proc_mean_us;            /* forward: service time */
+	double wait_mean_us;            /* forward: queueing, latency less
+					 * service */
 };
 
 struct bcn_report_phase {
@@ -258,6 +267,8 @@ struct bcn_report {
 	struct bcn_report_client client;        /* the client layer's own
 						 * figures, always */
 	uint64_t ost_read_ops, ost_write_ops;   /* bulk RPCs of its parts */
+	int64_t server_wait_ns;         /* its requests' time in forwarding
+					 * queues (an estimate, summed) */
 
 	bool partial;
 	char why[BCN_REPORT_WHY_MAX];

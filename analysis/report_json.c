@@ -117,10 +117,12 @@ static int coverage(const struct bcn_report *r, struct bcn_buf *b)
 		PRIu64 ",\"write_bytes\":%" PRIu64 ",\"read_ops\":%" PRIu64
 		",\"write_ops\":%" PRIu64 ",\"read_bw_mean\":%.0f,"
 		"\"write_bw_mean\":%.0f,\"iops\":%.1f,\"io_nodes\":%" PRIu64
-		"},\"ost_read_rpcs\":%" PRIu64 ",\"ost_write_rpcs\":%" PRIu64,
+		"},\"ost_read_rpcs\":%" PRIu64 ",\"ost_write_rpcs\":%" PRIu64
+		",\"server_wait_s\":%.3f",
 		k->read_bytes, k->write_bytes, k->read_ops, k->write_ops,
 		k->read_bw_mean, k->write_bw_mean, k->iops, k->io_nodes,
-		r->ost_read_ops, r->ost_write_ops);
+		r->ost_read_ops, r->ost_write_ops,
+		(double)r->server_wait_ns / 1e9);
 }
 
 static int series(const struct bcn_report *r, struct bcn_buf *b)
@@ -204,6 +206,15 @@ static int parts(const struct bcn_report *r, struct bcn_buf *b,
 				"%.1f,\"queue_mean\":%.2f", p->nodes,
 				p->nodes_traced, p->lat_mean_us, p->lat_p95_us,
 				p->queue_mean);
+		if (!rc && !strcmp(layer, "forward"))
+			rc = bcn_buf_printf(b, ",\"service_mean_us\":%.1f,"
+					    "\"wait_mean_us\":%.1f",
+					    p->proc_mean_us, p->wait_mean_us);
+		if (!rc && !strcmp(layer, "ost"))
+			rc = bcn_buf_printf(b, ",\"busy_s\":%.3f,\"rate\":%.0f,"
+					    "\"iotime_ms\":%.3f",
+					    (double)p->busy_ns / 1e9, p->rate,
+					    p->iotime_ms);
 		rc = rc ? rc : bcn_buf_printf(b, ",\"reported\":%s",
 					      p->records ? "true" : "false");
 		rc = rc ? rc : bcn_buf_adds(b, "}");
@@ -260,9 +271,12 @@ static int findings(const struct bcn_report *r, struct bcn_buf *b)
 		const struct bcn_advice_finding *f = &r->findings[i];
 
 		rc = bcn_buf_printf(b, "%s{\"code\":\"%s\",\"severity\":\"%s\","
-				    "\"message\":", i ? "," : "", f->code,
-				    f->severity);
+				    "\"audience\":\"%s\",\"message\":",
+				    i ? "," : "", f->code, f->severity,
+				    f->audience[0] ? f->audience : "both");
 		rc = rc ? rc : bcn_buf_add_json_str(b, f->message);
+		rc = rc ? rc : bcn_buf_adds(b, ",\"fix\":");
+		rc = rc ? rc : bcn_buf_add_json_str(b, f->fix);
 		rc = rc ? rc : bcn_buf_printf(b, ",\"evidence\":%s}",
 					      f->evidence);
 	}

@@ -56,7 +56,7 @@ static int map_node(void *arg, const char *node, const char *fwd)
 struct fwd_load {
 	struct bcn_report_part *p;
 	struct bcn_tally *rpc_targets;
-	uint64_t lat_n, lat_sum, q_n, q_sum;
+	uint64_t lat_n, lat_sum, proc_n, proc_sum, q_n, q_sum;
 };
 
 /* Notes an OST the forwarding node's Lustre client moved data to or
@@ -93,6 +93,8 @@ static int fwd_record(void *arg, const struct bcn_record *r)
 	case BCN_FWD_ALL:
 		l->lat_n += f->latency.count;
 		l->lat_sum += f->latency.sum;
+		l->proc_n += f->proc.count;
+		l->proc_sum += f->proc.sum;
 		if ((double)f->latency.p95 > l->p->lat_p95_us)
 			l->p->lat_p95_us = (double)f->latency.p95;
 		l->q_n += f->queue.count;
@@ -157,6 +159,20 @@ static int forward_cover(struct bcn_report *r, struct bcn_tally *fwds,
 	return rc;
 }
 
+/* The job's requests through forwarding node p (its bytes at the node's
+ * mean request size) times their mean wait, into r->server_wait_ns. */
+static void server_wait(struct bcn_report *r, const struct bcn_report_part *p)
+{
+	uint64_t job = p->read_bytes + p->write_bytes;
+	uint64_t all = p->total_read + p->total_write;
+	double reqs;
+
+	if (!job || !all || !p->total_ops || p->wait_mean_us <= 0)
+		return;
+	reqs = (double)job * (double)p->total_ops / (double)all;
+	r->server_wait_ns += (int64_t)(reqs * p->wait_mean_us * 1000.0);
+}
+
 /* One forwarding node's part: its own traffic in the window. */
 static int forward_part(const struct bcn_stores *st, struct bcn_report *r,
 			struct bcn_report_cpass *c, struct bcn_tally_entry *e,
@@ -183,8 +199,13 @@ static int forward_part(const struct bcn_stores *st, struct bcn_report *r,
 			 p->total_read + p->total_write);
 	if (l.lat_n)
 		p->lat_mean_us = (double)l.lat_sum / (double)l.lat_n;
+	if (l.proc_n)
+		p->proc_mean_us = (double)l.proc_sum / (double)l.proc_n;
+	if (l.lat_n && l.proc_n && p->lat_mean_us > p->proc_mean_us)
+		p->wait_mean_us = p->lat_mean_us - p->proc_mean_us;
 	if (l.q_n)
 		p->queue_mean = (double)l.q_sum / (double)l.q_n;
+	server_wait(r, p);
 	return rc;
 }
 
@@ -236,11 +257,51 @@ static int forward_parts(const struct bcn_stores *st, struct bcn_jobdb *db,
 
 struct tgt_pass {
 	struct bcn_tally t;             /* target -> read, write, ops */
+	int64_t *busy;                  /* by the tally's index: the time of
+					 * its job parts with bytes */
+	size_t nbusy;
 	bool totals;                    /* counting the targets' own records */
 	struct bcn_tally_entry *only;   /* totals of this target */
 	uint64_t only_records;          /* ... from this many records */
+	uint64_t io_n;                  /* ... bulk RPCs in its I/O time
+					 * histogram */
+	double io_ms;                   /* ... their time, ms */
 	struct bcn_report_cpass *c;     /* the job parts over time */
 };
+
+/* Notes the time of a job part with bytes for target e. */
+static int part_busy(struct tgt_pass *p, const struct bcn_tally_entry *e,
+		     int64_t dur)
+{
+	size_t i = (size_t)(e - p->t.e);
+
+	if (i >= p->nbusy) {
+		size_t n = p->nbusy ? p->nbusy * 2 : 64;
+		int64_t *b;
+
+		while (n <= i)
+			n *= 2;
+		if (!(b = realloc(p->busy, n * sizeof(*b))))
+			return -ENOMEM;
+		memset(b + p->nbusy, 0, (n - p->nbusy) * sizeof(*b));
+		p->busy = b;
+		p->nbusy = n;
+	}
+	p->busy[i] += dur > 0 ? dur : 1000000000ll;
+	return 0;
+}
+
+/* The disk I/O time histograms of a target's own record (brw_stats:
+ * label 2^i ms is bucket i, counted at its label). */
+static void iotime(struct tgt_pass *p, const struct bcn_rec_ost *o)
+{
+	for (int i = 0; i < BCN_HIST_BUCKETS; i++) {
+		uint64_t n = o->iotime_read[i] + o->iotime_write[i];
+
+		p->io_n += n;
+		p->io_ms += (double)n * (double)(1ull << i);
+	}
+}
 
 /* A job part over time, for the volume from the servers: bytes and bulk
  * RPCs of OSTs, operations of MDTs. */
@@ -305,6 +366,8 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 			return 0;
 		e = p->only;
 		p->only_records++;
+		if (r->type == BCN_REC_OST)
+			iotime(p, &r->u.ost);
 		e->v[3] += rd;
 		e->v[4] += wr;
 		e->v[5] += ops;
@@ -313,6 +376,8 @@ static int tgt_record(void *arg, const struct bcn_record *r)
 	if ((rc = bcn_tally_get(&p->t, target, &e)))
 		return rc;
 	job_part_time(p, r, rd, wr, ops);
+	if ((rd || wr) && (rc = part_busy(p, e, r->dur)))
+		return rc;
 	e->v[0] += rd;
 	e->v[1] += wr;
 	e->v[2] += ops;
@@ -344,7 +409,8 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 		struct bcn_report_part *p;
 
 		tp.only = e;
-		tp.only_records = 0;
+		tp.only_records = tp.io_n = 0;
+		tp.io_ms = 0;
 		q.entity = e->key;
 		if ((rc = bcn_stores_scan(st, &q, tgt_record, &tp)))
 			break;
@@ -362,6 +428,13 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 		p->total_write = e->v[4];
 		p->total_ops = e->v[5];
 		p->records = tp.only_records;
+		if (i < tp.nbusy && tp.busy[i] > 0) {
+			p->busy_ns = tp.busy[i];
+			p->rate = (double)(p->read_bytes + p->write_bytes) *
+				  1e9 / (double)p->busy_ns;
+		}
+		if (tp.io_n)
+			p->iotime_ms = tp.io_ms / (double)tp.io_n;
 		p->share = layer == BCN_LAYER_OST ?
 			   share(p->read_bytes + p->write_bytes,
 				 p->total_read + p->total_write) :
@@ -370,6 +443,7 @@ static int target_parts(const struct bcn_stores *st, struct bcn_report *r,
 			r->meta_ops += p->ops;
 	}
 	bcn_tally_free(&tp.t);
+	free(tp.busy);
 	return rc;
 }
 

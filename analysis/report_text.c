@@ -209,11 +209,15 @@ static int phases_findings(const struct bcn_report *r, struct bcn_buf *b)
 	}
 	if (!rc && r->nfindings)
 		rc = bcn_buf_adds(b, "Findings\n");
-	for (size_t i = 0; !rc && i < r->nfindings; i++)
-		rc = bcn_buf_printf(b, "  [%s] %s: %s\n",
-				    r->findings[i].severity,
-				    r->findings[i].code,
-				    r->findings[i].message);
+	for (size_t i = 0; !rc && i < r->nfindings; i++) {
+		const struct bcn_advice_finding *f = &r->findings[i];
+
+		rc = bcn_buf_printf(b, "  [%s] %s: %s\n", f->severity, f->code,
+				    f->message);
+		if (!rc && f->fix[0])
+			rc = bcn_buf_printf(b, "      fix (%s): %s\n",
+					    f->audience, f->fix);
+	}
 	return rc;
 }
 

@@ -673,6 +673,46 @@ static void mk_cover(struct bcn_report *r, bool on)
 	r->volume_exact = true;
 }
 
+static void mk_slow_ost(struct bcn_report *r, bool on)
+{
+	static const char *const t[] = {
+		"fs-OST0000", "fs-OST0001", "fs-OST000a", "fs-OST0003",
+	};
+
+	r->write_bytes = 4 * GIB;
+	for (int i = 0; i < 4; i++) {
+		add_part(r, "ost", t[i], 0, 1 * GIB, 0, 2 * GIB);
+		r->parts[r->nparts - 1].rate = 200.0 * MIB;
+	}
+	if (on)
+		r->parts[2].rate = 40.0 * MIB;
+}
+
+static void mk_slow_ost_time(struct bcn_report *r, bool on)
+{
+	mk_slow_ost(r, false);
+	for (size_t i = 0; i < r->nparts; i++)
+		r->parts[i].iotime_ms = on && i == 1 ? 80 : 12;
+}
+
+static void mk_slow_fwd(struct bcn_report *r, bool on)
+{
+	for (int i = 0; i < 3; i++) {
+		add_part(r, "forward", i ? "f1" : "f0", 0, GIB, 0, 2 * GIB);
+		r->parts[r->nparts - 1].lat_mean_us = 100 + 10 * i;
+	}
+	if (on)
+		r->parts[1].lat_mean_us = 900;
+}
+
+static void mk_queue(struct bcn_report *r, bool on)
+{
+	r->write_bytes = 1 * GIB;
+	add_part(r, "forward", "f0", 0, GIB, 0, 4 * GIB);
+	r->parts[0].lat_mean_us = 1000;
+	r->parts[0].wait_mean_us = on ? 800 : 100;
+}
+
 static void mk_none(struct bcn_report *r, bool on)
 {
 	r->records = on ? 0 : 10;
@@ -688,6 +728,10 @@ static void test_advice(void **state)
 		{ "heavy_neighbour", mk_neighbour }, { "no_io", mk_none },
 		{ "trace_incomplete", mk_loss },
 		{ "partial_coverage", mk_cover },
+		{ "slow_ost_in_job", mk_slow_ost },
+		{ "slow_ost_in_job", mk_slow_ost_time },
+		{ "slow_fwd_in_job", mk_slow_fwd },
+		{ "server_queueing", mk_queue },
 	};
 	struct bcn_advice_config c;
 
@@ -715,6 +759,14 @@ static void test_advice(void **state)
 				fail_msg("%s: %s on a report that should %s it",
 					 cases[k].code, found ? "found" :
 					 "missing", on ? "trigger" : "not trigger");
+			for (size_t i = 0; i < r.nfindings; i++) {
+				assert_non_null(bcn_advice_code_find(
+							r.findings[i].code));
+				assert_true(r.findings[i].fix[0]);
+			}
+			if (on && cases[k].make == mk_slow_ost)
+				assert_non_null(strstr(r.findings[0].fix,
+						       "lfs setstripe -o 0,1,3 "));
 			free(r.findings);
 			free(r.parts);
 		}
