@@ -32,6 +32,7 @@
 
 #include "analysis/tally.h"
 #include "common/buf.h"
+#include "common/config.h"
 #include "proto/frame.h"
 #include "proto/record.h"
 
@@ -50,8 +51,42 @@ struct bcn_rfiles_config {
 	uint64_t small_bytes;           /* requests below are small (1 MiB) */
 };
 
-/* Fills c with the defaults above. */
+/* Fills c with the defaults above (those of the keys below). */
 void bcn_rfiles_config_defaults(struct bcn_rfiles_config *c);
+
+/* Configuration keys for a struct bcn_rfiles_config member m of type. */
+#define BCN_RFILES_CONFIG_OPTIONS(type, m) \
+	{ "report_files_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.files_max), .min = 1, .max = 1 << 24, \
+	  .def = "65536", .help = "Distinct files the file table tracks; " \
+				  "beyond, their figures go to its overflow." }, \
+	{ "report_file_groups_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.groups_max), .min = 1, .max = 1 << 24, \
+	  .def = "16384", .help = "Distinct groups of files (paths with " \
+				  "their digits made '#')." }, \
+	{ "report_file_rows", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.rows_max), .min = 1, .max = 100000, \
+	  .def = "20", .help = "Rows of the file table (files or groups, " \
+			       "most bytes first); the rest is summed." }, \
+	{ "report_file_pairs_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.pairs_max), .min = 1, .max = 1 << 26, \
+	  .def = "262144", .help = "Distinct (process, file) pairs whose " \
+				   "access pattern is followed." }, \
+	{ "report_file_procs_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.procs_max), .min = 1, .max = 1 << 24, \
+	  .def = "65536", .help = "Distinct processes whose I/O time is " \
+				  "counted." }, \
+	{ "report_stripe_size", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.stripe_bytes), .max = 1ll << 40, \
+	  .def = "1m", .help = "Requests not starting at a multiple of " \
+			       "this are misaligned (Lustre's stripe); 0: " \
+			       "not counted." }, \
+	{ "report_page_size", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.page_bytes), .max = 1ll << 40, \
+	  .def = "4k", .help = "The same against pages; 0: not counted." }, \
+	{ "report_small_size", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.small_bytes), .max = 1ll << 40, \
+	  .def = "1m", .help = "Requests smaller than this are small." }
 
 /* Figures of a file, a row, or the job. Times are ns. */
 struct bcn_rfiles_stats {

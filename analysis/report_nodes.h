@@ -31,6 +31,7 @@
 
 #include "analysis/tally.h"
 #include "common/buf.h"
+#include "common/config.h"
 #include "proto/frame.h"
 #include "proto/record.h"
 
@@ -52,8 +53,45 @@ struct bcn_rnodes_config {
 	uint64_t list_max;              /* stragglers listed (10) */
 };
 
-/* Fills c with the defaults above. */
+/* Fills c with the defaults above (those of the keys below). */
 void bcn_rnodes_config_defaults(struct bcn_rnodes_config *c);
+
+/* Configuration keys for a struct bcn_rnodes_config member m of type. */
+#define BCN_RNODES_CONFIG_OPTIONS(type, m) \
+	{ "report_heatmap_cols", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.cols_max), .min = 1, .max = 100000, \
+	  .def = "60", .help = "Time columns of the node heatmap." }, \
+	{ "report_heatmap_rows", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.rows_max), .min = 1, .max = 1 << 20, \
+	  .def = "128", .help = "Rows of the node heatmap; more nodes " \
+				"share rows." }, \
+	{ "report_straggler_nodes_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.nodes_max), .min = 1, .max = 1 << 24, \
+	  .def = "1048576", .help = "Distinct nodes followed for the " \
+				    "heatmap and stragglers." }, \
+	{ "report_straggler_procs_max", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.procs_max), .min = 1, .max = 1 << 24, \
+	  .def = "65536", .help = "Distinct processes followed for " \
+				  "stragglers." }, \
+	{ "report_straggler_slow_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.slow_pct), .min = 1, .max = 100, \
+	  .def = "50", .help = "A node (process) whose bandwidth is below " \
+			       "this percent of the median is slow..." }, \
+	{ "report_straggler_long_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.long_pct), .min = 100, .max = 1000000, \
+	  .def = "200", .help = "...or whose I/O time is above this " \
+				"percent of the median..." }, \
+	{ "report_straggler_min_nodes", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.min_nodes), .min = 2, .max = 1 << 24, \
+	  .def = "4", .help = "...among at least this many I/O nodes " \
+			      "(processes)..." }, \
+	{ "report_straggler_min_bytes", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.min_bytes), .max = 1ll << 60, \
+	  .def = "64m", .help = "...when it or the median moved this " \
+				"many bytes." }, \
+	{ "report_straggler_list", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.list_max), .max = 100000, .def = "10", \
+	  .help = "Stragglers listed, slowest first." }
 
 struct bcn_rnodes_row {
 	char *nodes;                    /* hostlist of its nodes */

@@ -759,6 +759,28 @@ static void test_empty_and_json(void **state)
 	bcn_rfiles_free(&f);
 }
 
+/* The configuration keys' defaults are bcn_rfiles_config_defaults'. */
+struct files_conf {
+	struct bcn_rfiles_config f;
+};
+
+static void test_config_keys(void **state)
+{
+	static const struct bcn_config_opt tab[] = {
+		BCN_RFILES_CONFIG_OPTIONS(struct files_conf, f),
+		{ .name = NULL },
+	};
+	struct files_conf a, b;
+	char err[BCN_CFG_ERR_MAX];
+
+	(void)state;
+	memset(&a, 0xff, sizeof(a));
+	assert_int_equal(bcn_config_defaults(tab, &a, err, sizeof(err)), 0);
+	memset(&b, 0, sizeof(b));
+	bcn_rfiles_config_defaults(&b.f);
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -774,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_file_figures),
 		cmocka_unit_test(test_common_size),
 		cmocka_unit_test(test_empty_and_json),
+		cmocka_unit_test(test_config_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -497,6 +497,28 @@ static void test_json(void **state)
 	bcn_rnodes_free(&n);
 }
 
+/* The configuration keys' defaults are bcn_rnodes_config_defaults'. */
+struct nodes_conf {
+	struct bcn_rnodes_config n;
+};
+
+static void test_config_keys(void **state)
+{
+	static const struct bcn_config_opt tab[] = {
+		BCN_RNODES_CONFIG_OPTIONS(struct nodes_conf, n),
+		{ .name = NULL },
+	};
+	struct nodes_conf a, b;
+	char err[BCN_CFG_ERR_MAX];
+
+	(void)state;
+	memset(&a, 0xff, sizeof(a));
+	assert_int_equal(bcn_config_defaults(tab, &a, err, sizeof(err)), 0);
+	memset(&b, 0, sizeof(b));
+	bcn_rnodes_config_defaults(&b.n);
+	assert_memory_equal(&a, &b, sizeof(a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_straggler_list),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_config_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
