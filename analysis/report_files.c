@@ -47,6 +47,13 @@ struct bcn_rfiles_pair {
 	struct rf_hist dir[2];          /* read, write */
 };
 
+struct bcn_rfiles_proc {
+	char *node;
+	uint64_t pid;
+	int64_t rank;
+	uint64_t time;                  /* busy of every operation */
+};
+
 /* What one record adds to its file's figures and the job's. */
 struct rf_rec {
 	struct bcn_record_totals t;
@@ -81,8 +88,7 @@ void bcn_rfiles_init(struct bcn_rfiles *f, const struct bcn_rfiles_config *c)
 	f->cfg = *c;
 	bcn_u64map_init(&f->file_ix, (size_t)c->files_max);
 	bcn_u64map_init(&f->pair_ix, (size_t)c->pairs_max);
-	bcn_tally_init(&f->procs, (size_t)c->procs_max);
-	f->last_proc = SIZE_MAX;
+	bcn_u64map_init(&f->proc_ix, (size_t)c->procs_max);
 }
 
 void bcn_rfiles_free(struct bcn_rfiles *f)
@@ -91,9 +97,12 @@ void bcn_rfiles_free(struct bcn_rfiles *f)
 		free(f->files[i].path);
 	free(f->files);
 	free(f->pairs);
+	for (size_t i = 0; i < f->nprocs; i++)
+		free(f->procs[i].node);
+	free(f->procs);
 	bcn_u64map_free(&f->file_ix);
 	bcn_u64map_free(&f->pair_ix);
-	bcn_tally_free(&f->procs);
+	bcn_u64map_free(&f->proc_ix);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -410,32 +419,47 @@ static int pair_get(struct bcn_rfiles *f, uint64_t proc, uint64_t id,
 	return 0;
 }
 
-/* Adds a record's busy time to its process ("node/pid/rank"). */
-static int proc_time(struct bcn_rfiles *f, const struct bcn_record *r,
-		     const struct rf_rec *x)
+/* Adds a record's busy time to its process (key: the hash of node, pid
+ * and rank). Returns 0 or -ENOMEM. */
+static int proc_time(struct bcn_rfiles *f, uint64_t key,
+		     const struct bcn_record *r, uint64_t busy)
 {
-	char key[BCN_NODE_MAX + 48];
-	struct bcn_tally_entry *e;
+	struct bcn_rfiles_proc *p;
+	uint64_t ix, *v;
+	bool fresh;
 	int rc;
 
-	snprintf(key, sizeof(key), "%.*s/%" PRIu64 "/%" PRId64, BCN_NODE_MAX,
-		 r->node, r->u.io.pid, r->u.io.rank);
-	if (f->last_proc < f->procs.n &&
-	    !strcmp(f->procs.e[f->last_proc].key, key)) {
-		e = &f->procs.e[f->last_proc];
-	} else {
-		rc = bcn_tally_get(&f->procs, key, &e);
-		if (rc == -BCN_EFULL) {
-			partial(f, "more processes than procs_max");
-			return 0;
-		}
-		if (rc)
-			return rc;
-		f->last_proc = (size_t)(e - f->procs.e);
+	if (bcn_u64map_find(&f->proc_ix, key, &ix)) {
+		f->procs[ix].time += busy;
+		return 0;
 	}
-	e->v[0] += x->rtime;
-	e->v[1] += x->wtime;
-	e->v[2] += x->mtime;
+	if (f->nprocs == f->cap_procs && f->nprocs < f->cfg.procs_max) {
+		size_t cap = f->cap_procs ? f->cap_procs * 2 : 64;
+
+		if (!(p = realloc(f->procs, cap * sizeof(*p))))
+			return -ENOMEM;
+		f->procs = p;
+		f->cap_procs = cap;
+	}
+	if (f->nprocs < f->cfg.procs_max) {
+		p = &f->procs[f->nprocs];
+		if (!(p->node = strndup(r->node, BCN_NODE_MAX)))
+			return -ENOMEM;
+	}
+	rc = bcn_u64map_get(&f->proc_ix, key, &v, &fresh);
+	if (rc == -BCN_EFULL) {
+		partial(f, "more processes than procs_max");
+		return 0;
+	}
+	if (rc) {
+		free(f->procs[f->nprocs].node);
+		return rc;
+	}
+	*v = f->nprocs;
+	p = &f->procs[f->nprocs++];
+	p->pid = r->u.io.pid;
+	p->rank = r->u.io.rank;
+	p->time = busy;
 	return 0;
 }
 
@@ -525,11 +549,11 @@ int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
 	fs = file ? &file->s : &f->overflow;
 	stats_apply(fs, &x);
 	stats_apply(&f->total, &x);
-	if ((rc = proc_time(f, r, &x)))
-		return rc;
 	proc = bcn_tally_hash(0, r->node, strlen(r->node));
 	proc = bcn_tally_hash(proc, &io->pid, sizeof(io->pid));
 	proc = bcn_tally_hash(proc, &io->rank, sizeof(io->rank));
+	if ((rc = proc_time(f, proc, r, io->busy)))
+		return rc;
 	if ((rc = pair_get(f, proc, io->file, file, &p)))
 		return rc;
 	if (!x.t.read_ops && !x.t.write_ops)
@@ -729,10 +753,10 @@ static int build_procs(struct bcn_rfiles *f, struct rf_build *b,
 	return rc;
 }
 
-/* Files by direction; processes, their mean and the busiest. */
+/* Files by direction; processes and the busiest. */
 static void build_counts(struct bcn_rfiles *f, struct bcn_rfiles_result *res)
 {
-	const struct bcn_tally_entry *top = NULL;
+	const struct bcn_rfiles_proc *top = NULL;
 
 	for (size_t i = 0; i < f->nfiles; i++) {
 		const struct bcn_rfiles_stats *s = &f->files[i].s;
@@ -747,27 +771,16 @@ static void build_counts(struct bcn_rfiles *f, struct bcn_rfiles_result *res)
 			res->meta_only++;
 	}
 	res->files = f->nfiles;
-	res->procs = f->procs.n;
-	for (size_t i = 0; i < f->procs.n; i++) {
-		const struct bcn_tally_entry *e = &f->procs.e[i];
-		uint64_t t = e->v[0] + e->v[1] + e->v[2];
-
-		if (!top || t > res->proc_time_max) {
-			top = e;
-			res->proc_time_max = t;
-		}
-	}
-	if (top) {      /* "node/pid/rank" */
-		const char *rk = strrchr(top->key, '/'), *pd;
-		size_t n;
-
-		for (pd = rk - 1; pd > top->key && *pd != '/'; pd--)
-			;
-		n = (size_t)(pd - top->key);
-		snprintf(res->busiest_node, sizeof(res->busiest_node), "%.*s",
-			 (int)n, top->key);
-		res->busiest_pid = strtoull(pd + 1, NULL, 10);
-		res->busiest_rank = strtoll(rk + 1, NULL, 10);
+	res->procs = f->nprocs;
+	for (size_t i = 0; i < f->nprocs; i++)
+		if (!top || f->procs[i].time > top->time)
+			top = &f->procs[i];
+	if (top) {
+		res->proc_time_max = top->time;
+		snprintf(res->busiest_node, sizeof(res->busiest_node), "%s",
+			 top->node);
+		res->busiest_pid = top->pid;
+		res->busiest_rank = top->rank;
 	}
 }
 

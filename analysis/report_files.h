@@ -141,6 +141,7 @@ struct bcn_rfiles_result {
 
 struct bcn_rfiles_file;                 /* report_files.c */
 struct bcn_rfiles_pair;
+struct bcn_rfiles_proc;
 
 struct bcn_rfiles {
 	struct bcn_rfiles_config cfg;
@@ -150,8 +151,9 @@ struct bcn_rfiles {
 	struct bcn_u64map pair_ix;      /* (process, file) -> index + 1 */
 	struct bcn_rfiles_pair *pairs;
 	size_t npairs, cap_pairs;
-	struct bcn_tally procs;         /* "node/pid/rank" -> times */
-	size_t last_proc;
+	struct bcn_u64map proc_ix;      /* (node, pid, rank) -> index */
+	struct bcn_rfiles_proc *procs;
+	size_t nprocs, cap_procs;
 	struct bcn_rfiles_stats total, overflow;
 	bool partial;
 	char why[BCN_RFILES_WHY_MAX];

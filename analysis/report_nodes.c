@@ -127,12 +127,12 @@ void bcn_rnodes_free(struct bcn_rnodes *n)
 /* The column of time x: before from the first, after to the last. */
 static size_t col_of(const struct bcn_rnodes *n, int64_t x)
 {
-	__int128 k;
+	uint64_t k;
 
 	if (x < n->from)
 		return 0;
-	k = ((__int128)x - n->from) / n->step;
-	return k >= (__int128)n->ncols ? n->ncols - 1 : (size_t)k;
+	k = ((uint64_t)x - (uint64_t)n->from) / (uint64_t)n->step;
+	return k >= n->ncols ? n->ncols - 1 : (size_t)k;
 }
 
 /* Spreads bytes over the columns [t, t + dur) overlaps, in proportion,
