@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # beacon-sim's partial client collection and stragglers, in scale mode at
-# the fast pace against a real beacon-logsrv (SQLite store): 16 compute
+# the fast pace against a real beacon-logsrv (SQLite store, a role map
+# naming every collector's role, unmapped nodes refused): 16 compute
 # nodes of which cn00005, cn00006 and cn00012 have no client collection
 # (no_client), compute node 2 (cn00003) at a quarter of its bandwidth for
 # ten seconds (slow_node), a 2-tick warm-up, 30 ticks sent, a health
@@ -38,7 +39,12 @@ store_backend = sqlite
 store_dir = $T/store
 flush_idle = 20ms
 record_max_age = 0
+role_map = $T/roles
+role_default = none
 EOF
+# every collector under its own role (docs/logsrv.md): each role takes
+# health records, and nothing is rejected
+printf 'cn[00001-00016] compute\nfwd[001-002] forwarding\noss[001-002] oss\nmds01 mds\nsw[01-02] switch\n' > "$T/roles"
 "$LOGSRV" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
 LPID=$!; BCN_PIDS+=("$LPID")
 bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
@@ -92,7 +98,8 @@ bad = []
 def lines(p):
     return [json.loads(l) for l in open(p) if l.strip()]
 done = [d for d in lines(T + "/sim.jsonl") if d["sim"] == "done"][0]
-if done["collectors"] != 20 or done["acked_frames"] != done["submitted_frames"] or done["dropped_frames"]:
+if done["collectors"] != 20 or done["acked_frames"] != done["submitted_frames"] or \
+        done["dropped_frames"] or done["rejected"] or done["build_errors"]:
     bad.append("simulator: %s" % done)
 client, health, ost = (lines("%s/%s.jsonl" % (T, l)) for l in ("client", "collector", "ost"))
 others = lines(T + "/others.jsonl")
