@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/advice.h"
+#include "analysis/advice_int.h"
 #include "analysis/report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -31,6 +32,12 @@ void bcn_advice_config_defaults(struct bcn_advice_config *c)
 	c->slow_pct = 300;
 	c->slow_min_bytes = 64ull << 20;
 	c->queue_pct = 50;
+	c->pattern_min_ops = 1000;
+	c->misaligned_pct = 50;
+	c->random_pct = 50;
+	c->small_file_bytes = 1u << 20;
+	c->small_files_min = 1000;
+	c->meta_time_pct = 30;
 }
 
 /* The catalogue: every code a report can carry, its audience and the fix
@@ -105,9 +112,9 @@ const struct bcn_advice_code *bcn_advice_code_find(const char *code)
 	return NULL;
 }
 
-/* Adds a finding; the message and evidence are formats. */
-static struct bcn_advice_finding *add(struct bcn_report *r, const char *code,
-				      const char *severity)
+struct bcn_advice_finding *bcn_advice_new(struct bcn_report *r,
+					  const char *code,
+					  const char *severity)
 {
 	const struct bcn_advice_code *cat;
 	struct bcn_advice_finding *f;
@@ -140,7 +147,7 @@ int bcn_advice_add(struct bcn_report *r, const char *code, const char *severity,
 		return -ENOMEM;
 	if (r->nfindings == BCN_ADVICE_MAX)
 		return -ENOSPC;
-	if (!(f = add(r, code, severity)))
+	if (!(f = bcn_advice_new(r, code, severity)))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%s", message);
 	snprintf(f->evidence, sizeof(f->evidence), "%s", evidence);
@@ -215,7 +222,7 @@ static int partial_coverage(struct bcn_report *r,
 	}
 	if (!n)
 		return 0;
-	if (!(f = add(r, "partial_coverage", r->volume_exact ? "info" :
+	if (!(f = bcn_advice_new(r, "partial_coverage", r->volume_exact ? "info" :
 		      "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "missing %s: %s", miss,
@@ -242,7 +249,7 @@ static int no_io(struct bcn_report *r, const struct bcn_advice_config *c)
 	(void)c;
 	if (r->read_bytes || r->write_bytes || r->meta_ops || r->records)
 		return 0;
-	if (!(f = add(r, "no_io", "info")))
+	if (!(f = bcn_advice_new(r, "no_io", "info")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "no I/O of this job reached "
 		 "beacon: it did none, or its nodes' collectors were not "
@@ -260,7 +267,7 @@ static int trace_incomplete(struct bcn_report *r,
 	(void)c;
 	if (!l->dropped_ops && !l->lost_datagrams && !l->cut && !l->partial)
 		return 0;
-	if (!(f = add(r, "trace_incomplete", "warning")))
+	if (!(f = bcn_advice_new(r, "trace_incomplete", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "the tracer lost part of "
 		 "this job's I/O records (%" PRIu64 " operations dropped, %"
@@ -288,7 +295,7 @@ static int n1_few_osts(struct bcn_report *r, const struct bcn_advice_config *c)
 	if (strcmp(r->mode, "N-1") || !r->write_bytes ||
 	    r->io_nodes < c->n1_min_nodes || n >= c->n1_min_osts)
 		return 0;
-	if (!(f = add(r, "n1_few_osts", "warning")))
+	if (!(f = bcn_advice_new(r, "n1_few_osts", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%" PRIu64 " nodes share one "
 		 "file on %" PRIu64 " OST%s: stripe it wider (lfs setstripe -c "
@@ -311,7 +318,7 @@ static int small_requests(struct bcn_report *r,
 			small += r->size_hist[b];
 	if (ops < c->small_min_ops || small * 100 < ops * c->small_pct)
 		return 0;
-	if (!(f = add(r, "small_requests", "warning")))
+	if (!(f = bcn_advice_new(r, "small_requests", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%.0f%% of %" PRIu64 " reads "
 		 "and writes are smaller than %" PRIu64 " bytes: buffer them "
@@ -332,7 +339,7 @@ static int metadata_heavy(struct bcn_report *r,
 	if (r->meta_ops < c->meta_min_ops ||
 	    (double)r->meta_ops < gib * (double)c->meta_per_gib)
 		return 0;
-	if (!(f = add(r, "metadata_heavy", "warning")))
+	if (!(f = bcn_advice_new(r, "metadata_heavy", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%" PRIu64 " metadata "
 		 "operations for %.2f GiB of data: keep small files and "
@@ -355,7 +362,7 @@ static int one_process_io(struct bcn_report *r,
 	if (r->io_procs != 1 || r->nnodes < c->one_rank_min_nodes ||
 	    bytes < c->min_bytes)
 		return 0;
-	if (!(f = add(r, "one_process_io", "warning")))
+	if (!(f = bcn_advice_new(r, "one_process_io", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "one process did all %.2f GiB "
 		 "of I/O for %" PRIu64 " nodes: spread it (MPI-IO collective "
@@ -378,7 +385,7 @@ static int imbalance(struct bcn_report *r, const struct bcn_advice_config *c,
 	    (unsigned __int128)max * n * 100 <
 	    (unsigned __int128)sum * c->imbalance_pct)
 		return 0;
-	if (!(f = add(r, code, "warning")))
+	if (!(f = bcn_advice_new(r, code, "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%s %.64s carried %.1fx the "
 		 "mean of the job's %" PRIu64 " %ss: the job waits for it",
@@ -405,7 +412,7 @@ static int backend_reads(struct bcn_report *r,
 	    (unsigned __int128)ost * 100 <
 	    (unsigned __int128)r->read_bytes * c->backend_pct)
 		return 0;
-	if (!(f = add(r, "backend_reads", "critical")))
+	if (!(f = bcn_advice_new(r, "backend_reads", "critical")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "the OSTs read %.2f GiB for "
 		 "the job's %.2f GiB: its forwarding nodes' cache thrashes or "
@@ -432,7 +439,7 @@ static int heavy_neighbour(struct bcn_report *r,
 		    all - job < c->neighbour_min_bytes ||
 		    job * 100 >= all * c->neighbour_pct)
 			continue;
-		if (!(f = add(r, "heavy_neighbour", "info")))
+		if (!(f = bcn_advice_new(r, "heavy_neighbour", "info")))
 			return -ENOMEM;
 		snprintf(f->message, sizeof(f->message), "forwarding node %.64s "
 			 "moved %.2f GiB for other jobs and %.2f GiB for this "
@@ -554,6 +561,26 @@ static long slowest_ost(const struct bcn_report *r,
 	return *ratio * 100 >= (double)c->slow_pct ? wi : -1;
 }
 
+/* Whether the job's traffic on OST p is a straggler node's (within a
+ * tenth): a slow client, not a slow OST, then explains its low rate. */
+static bool node_explains(const struct bcn_report *r,
+			  const struct bcn_report_part *p)
+{
+	const struct bcn_rnodes_result *n = r->compute;
+	uint64_t b = p->read_bytes + p->write_bytes;
+
+	if (!n || !n->node.checked)
+		return false;
+	for (size_t i = 0; i < n->node.nlist; i++) {
+		uint64_t s = n->node.list[i].bytes;
+		uint64_t d = s > b ? s - b : b - s;
+
+		if (d * 10 <= b)
+			return true;
+	}
+	return false;
+}
+
 /* One of the job's OSTs served it much slower than its others: by the
  * job's bytes per second of the OST's busy time, or by the OST's disk
  * I/O time (brw_stats) when it has one. Advice no application-side tool
@@ -570,10 +597,10 @@ static int slow_ost_in_job(struct bcn_report *r,
 
 	if (i < 0)
 		i = slowest_ost(r, c, 0, &ratio, &med);
-	if (i < 0)
+	if (i < 0 || (!by_time && node_explains(r, &r->parts[i])))
 		return 0;
 	p = &r->parts[i];
-	if (!(f = add(r, "slow_ost_in_job", ratio >= 10 ? "critical" :
+	if (!(f = bcn_advice_new(r, "slow_ost_in_job", ratio >= 10 ? "critical" :
 		      "warning")))
 		return -ENOMEM;
 	if (by_time) {
@@ -629,7 +656,7 @@ static int slow_fwd_in_job(struct bcn_report *r,
 	free(v);
 	if (!w || !n || med <= 0 || worst * 100 < med * (double)c->slow_pct)
 		return 0;
-	if (!(f = add(r, "slow_fwd_in_job", "warning")))
+	if (!(f = bcn_advice_new(r, "slow_fwd_in_job", "warning")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "forwarding node %.64s "
 		 "answered requests in %.0f us on average, %.1fx the median of "
@@ -662,7 +689,7 @@ static int server_queueing(struct bcn_report *r,
 	if (lat <= 0 || wait * 100 < lat * (double)c->queue_pct ||
 	    r->read_bytes + r->write_bytes < c->slow_min_bytes)
 		return 0;
-	if (!(f = add(r, "server_queueing", "info")))
+	if (!(f = bcn_advice_new(r, "server_queueing", "info")))
 		return -ENOMEM;
 	snprintf(f->message, sizeof(f->message), "%.0f%% of the latency of "
 		 "the job's forwarded requests was queueing behind other "
@@ -679,6 +706,8 @@ static int (*const rules[])(struct bcn_report *,
 	partial_coverage, no_io, trace_incomplete, n1_few_osts, small_requests, metadata_heavy, one_process_io,
 	ost_imbalance, fwd_imbalance, backend_reads, heavy_neighbour,
 	slow_ost_in_job, slow_fwd_in_job, server_queueing,
+	bcn_advice_misaligned, bcn_advice_random, bcn_advice_small_files,
+	bcn_advice_meta_time, bcn_advice_stragglers, bcn_advice_slow_procs,
 };
 
 int bcn_advice_run(struct bcn_report *r, const struct bcn_advice_config *c)

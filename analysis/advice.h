@@ -33,6 +33,12 @@ struct bcn_advice_config {
 					 * peers' median */
 	uint64_t slow_min_bytes;        /* ... each moving at least this */
 	uint64_t queue_pct;             /* server_queueing: waiting share */
+	uint64_t pattern_min_ops;       /* access rules: data ops at least */
+	uint64_t misaligned_pct;        /* misaligned_requests: share */
+	uint64_t random_pct;            /* random_access: share */
+	uint64_t small_file_bytes;      /* many_small_files: a file below */
+	uint64_t small_files_min;       /* ... and at least this many */
+	uint64_t meta_time_pct;         /* metadata_time: share of I/O time */
 };
 
 /* Configuration keys advice_* for a struct bcn_advice_config member m. */
@@ -93,7 +99,33 @@ struct bcn_advice_config {
 	  BCN_CFG_MEMBER(type, m.queue_pct), .min = 1, .max = 100, \
 	  .def = "50", .help = "server_queueing: the job's requests waited " \
 			     "in forwarding queues for this percent of " \
-			     "their latency." }
+			     "their latency." }, \
+	{ "advice_pattern_min_ops", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.pattern_min_ops), .def = "1000", \
+	  .help = "misaligned_requests, random_access: only jobs with this " \
+		  "many reads and writes." }, \
+	{ "advice_misaligned_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.misaligned_pct), .min = 1, .max = 100, \
+	  .def = "50", .help = "misaligned_requests: percent of requests " \
+			     "not aligned to report_stripe_size." }, \
+	{ "advice_random_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.random_pct), .min = 1, .max = 100, \
+	  .def = "50", .help = "random_access: percent of requests that " \
+			     "go backwards or jump." }, \
+	{ "advice_small_file_bytes", BCN_CFG_SIZE, \
+	  BCN_CFG_MEMBER(type, m.small_file_bytes), .min = 1, \
+	  .max = 1ll << 40, .def = "1m", \
+	  .help = "many_small_files: a file moving less than this is " \
+		  "small..." }, \
+	{ "advice_small_files_min", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.small_files_min), .min = 1, .max = 1ll << 32, \
+	  .def = "1000", \
+	  .help = "...and a job with this many small files holding most " \
+		  "files is told." }, \
+	{ "advice_meta_time_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.meta_time_pct), .min = 1, .max = 100, \
+	  .def = "30", .help = "metadata_time: metadata calls took this " \
+			     "percent of the processes' I/O time." }
 
 /* The defaults of the table above. */
 void bcn_advice_config_defaults(struct bcn_advice_config *c);

@@ -30,6 +30,8 @@ void bcn_report_config_defaults(struct bcn_report_config *c)
 	c->topology_age_ms = 2 * 3600000ll;
 	c->net_imbalance_pct = 300;
 	c->net_min_bytes = 1ull << 30;
+	bcn_rfiles_config_defaults(&c->files);
+	bcn_rnodes_config_defaults(&c->nodes);
 	c->cover_pct = 90;
 	c->health_grace_ms = 120000;
 	c->cover_lookback_ms = 300000;
@@ -171,6 +173,9 @@ static int client_record(void *arg, const struct bcn_record *r)
 	rep->other_ops += t.other_ops;
 	rep->op_count[r->u.io.op < BCN_IO_OP_MAX ? r->u.io.op :
 		      BCN_IO_OTHER] += r->u.io.count;
+	if ((rc = bcn_rfiles_add(&c->rf, r)) ||
+	    (rc = bcn_rnodes_add(&c->rn, r)))
+		return rc;
 	if (t.meta_ops)
 		spread(c, c->cli.meta, r->t, 0, t.meta_ops);
 	if (!data)
@@ -248,6 +253,21 @@ static void buckets_free(struct bcn_report_buckets *b)
 	free(b->wlast);
 }
 
+/* The files and node accumulators, bounded by the report's configuration. */
+static int depth_init(struct bcn_report_cpass *c,
+		      const struct bcn_report_config *cfg)
+{
+	struct bcn_report *r = c->r;
+	int64_t margin = cfg->margin_ms * 1000000;
+
+	bcn_rfiles_init(&c->rf, &cfg->files);
+	c->rf_on = true;
+	c->rn_on = true;        /* freed whatever init returns */
+	return bcn_rnodes_init(&c->rn, r->nodelist ? r->nodelist : "",
+			       r->window_from + margin, r->window_to - margin,
+			       &cfg->nodes);
+}
+
 static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 		      const struct bcn_report_config *cfg)
 {
@@ -271,6 +291,8 @@ static int cpass_init(struct bcn_report_cpass *c, struct bcn_report *r,
 	bcn_tally_init(&c->jnodes, cfg->nodes_max);
 	bcn_tally_init(&c->rpc_targets, cfg->targets_max);
 	c->last_node = SIZE_MAX;
+	if ((rc = depth_init(c, cfg)))
+		return rc;
 	if ((rc = buckets_init(&c->cli, c->nsec)))
 		return rc;
 	return buckets_init(&c->srv, c->nsec);
@@ -284,6 +306,24 @@ void bcn_report_cpass_free(struct bcn_report_cpass *c)
 	bcn_tally_free(&c->nodes);
 	bcn_tally_free(&c->jnodes);
 	bcn_tally_free(&c->rpc_targets);
+	if (c->rf_on)
+		bcn_rfiles_free(&c->rf);
+	if (c->rn_on)
+		bcn_rnodes_free(&c->rn);
+}
+
+/* The files table and the node heatmap of what the client pass read. */
+static int depth_finish(struct bcn_report_cpass *c)
+{
+	struct bcn_report *r = c->r;
+	int rc;
+
+	if (!(r->file_table = calloc(1, sizeof(*r->file_table))) ||
+	    !(r->compute = calloc(1, sizeof(*r->compute))))
+		return -ENOMEM;
+	if ((rc = bcn_rfiles_finish(&c->rf, r->file_table)))
+		return rc;
+	return bcn_rnodes_finish(&c->rn, r->compute);
 }
 
 /* Mode, processes, files and the busiest process. */
@@ -557,6 +597,8 @@ static int client_pass(const struct bcn_stores *st, struct bcn_report *r,
 		return rc;
 	if ((rc = client_mode(c)))
 		return rc;
+	if ((rc = depth_finish(c)))
+		return rc;
 	if ((rc = bcn_report_figures(c, &c->cli, cfg)))
 		return rc;
 	return phase_modes(st, r, cfg);
@@ -692,6 +734,12 @@ void bcn_report_free(struct bcn_report *r)
 	if (!r)
 		return;
 	bcn_report_cover_free(r);
+	if (r->file_table)
+		bcn_rfiles_result_free(r->file_table);
+	if (r->compute)
+		bcn_rnodes_result_free(r->compute);
+	free(r->file_table);
+	free(r->compute);
 	free(r->nodelist);
 	free(r->series);
 	free(r->parts);

@@ -25,6 +25,8 @@
 #include "analysis/advice.h"
 #include "analysis/network.h"
 #include "analysis/anomaly/phases.h"
+#include "analysis/report_files.h"
+#include "analysis/report_nodes.h"
 #include "common/buf.h"
 #include "common/config.h"
 #include "jobs/job.h"
@@ -53,6 +55,8 @@ struct bcn_report_config {
 	uint64_t net_imbalance_pct;     /* switch_imbalance: busiest switch
 					 * over the others' median, percent */
 	uint64_t net_min_bytes;         /* ... carrying at least this much */
+	struct bcn_rfiles_config files; /* the files table */
+	struct bcn_rnodes_config nodes; /* the node heatmap, stragglers */
 	uint64_t cover_pct;             /* a node whose collector vouched for
 					 * less of the job is not covered */
 	int64_t health_grace_ms;        /* a health record vouches this long
@@ -112,6 +116,8 @@ struct bcn_report_config {
 	  BCN_CFG_MEMBER(type, m.net_min_bytes), .max = 1ll << 60, \
 	  .def = "1g", .help = "...when it carried at least this many bytes " \
 			     "to and from the job's nodes." }, \
+	BCN_RFILES_CONFIG_OPTIONS(type, m.files), \
+	BCN_RNODES_CONFIG_OPTIONS(type, m.nodes), \
 	{ "report_cover_pct", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.cover_pct), .min = 1, .max = 100, \
 	  .def = "90", .help = "A job's node counts as covered by client " \
@@ -266,6 +272,8 @@ struct bcn_report {
 					 * of the job's nodes */
 	struct bcn_report_client client;        /* the client layer's own
 						 * figures, always */
+	struct bcn_rfiles_result *file_table;   /* files, patterns, times */
+	struct bcn_rnodes_result *compute;      /* heatmap, stragglers */
 	uint64_t ost_read_ops, ost_write_ops;   /* bulk RPCs of its parts */
 	int64_t server_wait_ns;         /* its requests' time in forwarding
 					 * queues (an estimate, summed) */

@@ -352,6 +352,8 @@ int bcn_report_choose_source(struct bcn_report_cpass *c,
 	snprintf(r->volume_source, sizeof(r->volume_source), "ost");
 	r->volume_exact = r->cover[BCN_COVER_OST].complete;
 	r->client_sample = r->records > 0;
+	if (!r->client_sample)  /* moved data, but no process was seen */
+		snprintf(r->mode, sizeof(r->mode), "unknown");
 	r->read_bytes = rd;
 	r->write_bytes = wr;
 	r->read_ops = r->ost_read_ops;

@@ -32,6 +32,9 @@ struct bcn_report_cpass {
 					 * client records, interrupted */
 	struct bcn_tally rpc_targets;   /* OSTs the job's forwarding nodes'
 					 * clients sent RPCs to */
+	struct bcn_rfiles rf;           /* files and access patterns */
+	struct bcn_rnodes rn;           /* the node heatmap, stragglers */
+	bool rf_on, rn_on;
 };
 
 void bcn_report_cpass_free(struct bcn_report_cpass *c);

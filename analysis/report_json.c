@@ -283,6 +283,34 @@ static int findings(const struct bcn_report *r, struct bcn_buf *b)
 	return rc ? rc : bcn_buf_adds(b, "]");
 }
 
+/* The files table, the node heatmap with the stragglers, and where the
+ * job's I/O time went (docs/report.md, "Depth"). */
+static int depth(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_rfiles_result *f = r->file_table;
+	int64_t run = (r->end ? r->end : r->computed) - r->start;
+	int rc = bcn_buf_adds(b, ",\"file_table\":");
+
+	rc = rc ? rc : f ? bcn_rfiles_to_json(f, b) : bcn_buf_adds(b, "null");
+	rc = rc ? rc : bcn_buf_adds(b, ",\"compute\":");
+	rc = rc ? rc : r->compute ? bcn_rnodes_to_json(r->compute, b) :
+		       bcn_buf_adds(b, "null");
+	if (rc || !f)
+		return rc ? rc : bcn_buf_adds(b, ",\"time\":null");
+	return bcn_buf_printf(b, ",\"time\":{\"read_s\":%.3f,\"write_s\":"
+		"%.3f,\"meta_s\":%.3f,\"server_wait_s\":%.3f,\"processes\":%"
+		PRIu64 ",\"per_process_s\":%.3f,\"busiest_process_s\":%.3f,"
+		"\"runtime_s\":%.3f}", (double)f->total.read_time / 1e9,
+		(double)f->total.write_time / 1e9,
+		(double)f->total.meta_time / 1e9,
+		(double)r->server_wait_ns / 1e9, f->procs,
+		f->procs ? (double)(f->total.read_time + f->total.write_time +
+				    f->total.meta_time) / 1e9 /
+			   (double)f->procs : 0.0,
+		(double)f->proc_time_max / 1e9,
+		run > 0 ? (double)run / 1e9 : 0.0);
+}
+
 int bcn_report_to_json(const struct bcn_report *r, bool cached,
 		       struct bcn_buf *out)
 {
@@ -297,6 +325,7 @@ int bcn_report_to_json(const struct bcn_report *r, bool cached,
 	rc = rc ? rc : parts(r, out, "ost", "osts", "target");
 	rc = rc ? rc : parts(r, out, "mds", "mdts", "target");
 	rc = rc ? rc : network(r, out);
+	rc = rc ? rc : depth(r, out);
 	rc = rc ? rc : findings(r, out);
 	rc = rc ? rc : bcn_buf_printf(out, ",\"trace_loss\":{\"processes\":%"
 		PRIu64 ",\"dropped_ops\":%" PRIu64 ",\"lost_datagrams\":%"

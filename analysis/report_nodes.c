@@ -24,6 +24,7 @@ struct bcn_rnodes_proc {
 	uint64_t pid;
 	int64_t rank;
 	uint64_t bytes, ops, busy;
+	int64_t first, last;            /* its data operations' span */
 };
 
 void bcn_rnodes_config_defaults(struct bcn_rnodes_config *c)
@@ -226,6 +227,10 @@ static int proc_add(struct bcn_rnodes *n, size_t ni, struct bcn_tally_entry *e,
 	p->bytes += bytes;
 	p->ops += ops;
 	p->busy += io->busy;
+	if (!p->first || r->t < p->first)
+		p->first = r->t;
+	if (r->t + r->dur > p->last)
+		p->last = r->t + r->dur;
 	return 0;
 }
 
@@ -460,29 +465,63 @@ static double bandwidth(uint64_t bytes, uint64_t time)
 	return (double)bytes * 1e9 / (double)time;
 }
 
+/* The span of each node's processes' data operations, into span[] (by
+ * the index in names): the I/O time of records without busy time. */
+static void node_spans(const struct bcn_rnodes *n, int64_t *first,
+		       int64_t *last)
+{
+	for (size_t i = 0; i < n->names.n; i++)
+		first[i] = last[i] = 0;
+	for (size_t i = 0; i < n->nprocs; i++) {
+		const struct bcn_rnodes_proc *p = &n->procs[i];
+
+		if (!first[p->node] || p->first < first[p->node])
+			first[p->node] = p->first;
+		if (p->last > last[p->node])
+			last[p->node] = p->last;
+	}
+}
+
+/* A node's I/O time: its processes' mean busy time, or, when its
+ * records carry none (LWFS logs, /proc sampling), the span of its data
+ * operations; 0 when neither. */
+static uint64_t node_time(const struct bcn_tally_entry *e, int64_t first,
+			  int64_t last)
+{
+	uint64_t procs = e->v[V_PROCS] ? e->v[V_PROCS] : 1;
+
+	if (e->v[V_BUSY] >= procs)
+		return e->v[V_BUSY] / procs;
+	return last > first ? (uint64_t)(last - first) : 0;
+}
+
 /* The nodes' and the processes' stragglers. */
 static int stragglers(const struct bcn_rnodes *n, struct bcn_rnodes_result *res)
 {
 	size_t max = n->names.n > n->nprocs ? n->names.n : n->nprocs, k = 0;
 	struct rn_item *it = malloc((max ? max : 1) * sizeof(*it));
-	int rc;
+	int64_t *first = malloc((n->names.n + 1) * sizeof(*first));
+	int64_t *last = malloc((n->names.n + 1) * sizeof(*last));
+	int rc = 0;
 
-	if (!it)
-		return -ENOMEM;
+	if (!it || !first || !last) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	node_spans(n, first, last);
 	for (size_t i = 0; i < n->names.n; i++) {
 		const struct bcn_tally_entry *e = &n->names.e[i];
-		uint64_t procs = e->v[V_PROCS] ? e->v[V_PROCS] : 1;
+		uint64_t time = node_time(e, first[i], last[i]);
 
 		if (!e->v[V_OPS])
 			continue;
-		if (e->v[V_BUSY] < procs) {     /* no time to speak of */
+		if (!time) {            /* no time to speak of */
 			res->node.untimed++;
 			continue;
 		}
 		it[k] = (struct rn_item){ .node = e->key, .rank = -1,
 			.procs = e->v[V_PROCS], .bytes = e->v[V_READ] +
-			e->v[V_WRITE], .ops = e->v[V_OPS],
-			.time = e->v[V_BUSY] / procs };
+			e->v[V_WRITE], .ops = e->v[V_OPS], .time = time };
 		it[k].bw = bandwidth(it[k].bytes, it[k].time);
 		k++;
 	}
@@ -490,19 +529,24 @@ static int stragglers(const struct bcn_rnodes *n, struct bcn_rnodes_result *res)
 	k = 0;
 	for (size_t i = 0; !rc && i < n->nprocs; i++) {
 		const struct bcn_rnodes_proc *p = &n->procs[i];
+		uint64_t time = p->busy ? p->busy : p->last > p->first ?
+				(uint64_t)(p->last - p->first) : 0;
 
-		if (!p->busy) {
+		if (!time) {
 			res->proc.untimed++;
 			continue;
 		}
 		it[k] = (struct rn_item){ .node = n->names.e[p->node].key,
 			.pid = p->pid, .rank = p->rank, .bytes = p->bytes,
-			.ops = p->ops, .time = p->busy };
-		it[k].bw = bandwidth(p->bytes, p->busy);
+			.ops = p->ops, .time = time };
+		it[k].bw = bandwidth(p->bytes, time);
 		k++;
 	}
 	rc = rc ? rc : judge(it, k, &n->cfg, &res->proc);
+out:
 	free(it);
+	free(first);
+	free(last);
 	return rc;
 }
 

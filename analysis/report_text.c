@@ -126,6 +126,113 @@ static int coverage(const struct bcn_report *r, struct bcn_buf *b)
 	return rc ? rc : bcn_buf_adds(b, "\n");
 }
 
+#define TEXT_FILES 5             /* rows of the files table shown */
+#define TEXT_ROWS 16            /* rows of the heatmap shown */
+
+static double pct_of(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The busiest files (or groups), and the job's access pattern. */
+static int files(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_rfiles_result *f = r->file_table;
+	const struct bcn_rfiles_stats *t;
+	uint64_t ops;
+	int rc;
+
+	if (!f || !f->nrows)
+		return 0;
+	t = &f->total;
+	ops = t->read_ops + t->write_ops;
+	rc = bcn_buf_printf(b, "Files  %" PRIu64 " (%" PRIu64 " read-only, %"
+		PRIu64 " write-only, %" PRIu64 " both); consecutive %.0f%%, "
+		"sequential %.0f%%, random %.0f%%; small %.0f%%, off-stripe "
+		"%.0f%%\n", f->files, f->read_only, f->write_only,
+		f->read_write, pct_of(t->consec_ops, ops),
+		pct_of(t->seq_ops, ops), pct_of(t->random_ops, ops),
+		pct_of(t->small_read_ops + t->small_write_ops, ops),
+		pct_of(t->misaligned_stripe, ops));
+	for (size_t i = 0; !rc && i < f->nrows && i < TEXT_FILES; i++) {
+		const struct bcn_rfiles_row *w = &f->rows[i];
+		char rd[32], wr[32];
+
+		human((double)w->s.read_bytes, "B", rd, sizeof(rd));
+		human((double)w->s.write_bytes, "B", wr, sizeof(wr));
+		rc = bcn_buf_printf(b, "  %-40.40s %5" PRIu64 " file%s read "
+				    "%12s  write %12s  %" PRIu64 " proc%s\n",
+				    w->name, w->files, w->files == 1 ? " " :
+				    "s", rd, wr, w->procs,
+				    w->procs == 1 ? "" : "s");
+	}
+	return rc;
+}
+
+/* Where the processes' I/O time went, and the stragglers. */
+static int times(const struct bcn_report *r, struct bcn_buf *b)
+{
+	const struct bcn_rfiles_result *f = r->file_table;
+	const struct bcn_rnodes_result *n = r->compute;
+	int rc = 0;
+
+	if (f && f->procs && !(f->total.read_time + f->total.write_time +
+				f->total.meta_time))
+		rc = bcn_buf_printf(b, "Time   not measured (these records carry "
+				    "no durations); waiting in server queues "
+				    "about %.1f s\n",
+				    (double)r->server_wait_ns / 1e9);
+	else if (f && f->procs)
+		rc = bcn_buf_printf(b, "Time   read %.1f s, write %.1f s, "
+			"metadata %.1f s over %" PRIu64 " process%s; waiting in "
+			"server queues about %.1f s\n",
+			(double)f->total.read_time / 1e9,
+			(double)f->total.write_time / 1e9,
+			(double)f->total.meta_time / 1e9, f->procs,
+			f->procs == 1 ? "" : "es",
+			(double)r->server_wait_ns / 1e9);
+	if (!rc && n && n->node.checked && n->node.stragglers)
+		rc = bcn_buf_printf(b, "Stragglers  %" PRIu64 " of %" PRIu64
+				    " nodes, slowest %s at %.0f%% of the "
+				    "median bandwidth\n", n->node.stragglers,
+				    n->node.io, n->node.list[0].node,
+				    100.0 * n->node.list[0].bw_ratio);
+	return rc;
+}
+
+/* The node heatmap, a row of cells per node (group), when it has data
+ * and few enough rows to read. */
+static int heatmap(const struct bcn_report *r, bool utf8, struct bcn_buf *b)
+{
+	const struct bcn_rnodes_result *n = r->compute;
+	uint64_t max = 0;
+	int rc;
+
+	if (!n || !n->nrows || n->nrows > TEXT_ROWS ||
+	    !(n->read_bytes + n->write_bytes))
+		return 0;
+	for (size_t i = 0; i < n->nrows; i++)
+		for (size_t k = 0; k < n->ncols; k++)
+			if (n->rows[i].read[k] + n->rows[i].write[k] > max)
+				max = n->rows[i].read[k] + n->rows[i].write[k];
+	rc = bcn_buf_printf(b, "Nodes over time (%.0f s a cell)\n",
+			    (double)n->step / 1e9);
+	for (size_t i = 0; !rc && i < n->nrows; i++) {
+		rc = bcn_buf_printf(b, "  %-16.16s ", n->rows[i].nodes);
+		for (size_t k = 0; !rc && k < n->ncols && k < SPARK_WIDTH;
+		     k++) {
+			uint64_t v = n->rows[i].read[k] + n->rows[i].write[k];
+			unsigned q = max ? (unsigned)((v * 8 + max - 1) / max) :
+				     0;
+
+			rc = utf8 ? bcn_buf_adds(b, blocks[q]) :
+				    bcn_buf_add(b, &ascii[q], 1);
+		}
+		rc = rc ? rc : bcn_buf_adds(b, "\n");
+	}
+	return rc;
+}
+
 static int components(const struct bcn_report *r, struct bcn_buf *b)
 {
 	int rc = 0;
@@ -240,6 +347,9 @@ int bcn_report_to_text(const struct bcn_report *r, bool cached, bool utf8,
 	rc = rc ? rc : coverage(r, out);
 	rc = rc ? rc : bcn_buf_adds(out, "I/O\n");
 	rc = rc ? rc : figures(r, utf8, out);
+	rc = rc ? rc : files(r, out);
+	rc = rc ? rc : times(r, out);
+	rc = rc ? rc : heatmap(r, utf8, out);
 	if (!rc && r->nphases)
 		rc = bcn_buf_adds(out, "Phases\n");
 	rc = rc ? rc : phases_findings(r, out);

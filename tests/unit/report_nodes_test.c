@@ -381,6 +381,39 @@ static void test_straggler_not_found(void **state)
 	}
 }
 
+/* Records without busy time (LWFS logs): a node's time is the span of
+ * its data operations; the node that moved a quarter as much over the
+ * same span is the straggler, by bandwidth, and its process too. */
+static void test_straggler_span(void **state)
+{
+	struct bcn_rnodes_config co = cfg();
+	struct bcn_rnodes n;
+	struct bcn_rnodes_result res;
+
+	(void)state;
+	assert_int_equal(bcn_rnodes_init(&n, "n[1-6]", S(0), S(60), &co), 0);
+	for (int i = 1; i <= 6; i++) {
+		char node[16];
+		uint64_t size = i == 4 ? GIB / 4 : GIB;
+
+		snprintf(node, sizeof(node), "n%d", i);
+		/* two runs 20 s apart: the span is 21 s */
+		add(&n, node, 7, BCN_IO_WRITE, size, 1, S(10), S(1), 0);
+		add(&n, node, 7, BCN_IO_WRITE, size, 1, S(30), S(1), 0);
+	}
+	finish(&n, &res);
+	assert_int_equal(res.node.untimed, 0);
+	assert_int_equal(res.node.io, 6);
+	assert_int_equal(res.node.median_time, S(21));
+	assert_int_equal(res.node.stragglers, 1);
+	assert_string_equal(res.node.list[0].node, "n4");
+	assert_true(res.node.list[0].slow && !res.node.list[0].too_long);
+	assert_int_equal(res.proc.stragglers, 1);
+	assert_string_equal(res.proc.list[0].node, "n4");
+	bcn_rnodes_result_free(&res);
+	bcn_rnodes_free(&n);
+}
+
 /* At most list_max listed, slowest first; untimed nodes set apart. */
 static void test_straggler_list(void **state)
 {
@@ -400,7 +433,7 @@ static void test_straggler_list(void **state)
 		snprintf(node, sizeof(node), "n%02d", i);
 		add(&n, node, 1, BCN_IO_READ, GIB, 1, S(1), S(1), busy);
 	}
-	add(&n, "n13", 1, BCN_IO_READ, GIB, 1, S(1), S(1), 0);  /* no busy */
+	add(&n, "n13", 1, BCN_IO_READ, GIB, 1, S(1), 0, 0);  /* no time */
 	finish(&n, &res);
 	assert_int_equal(res.node.io, 12);
 	assert_int_equal(res.node.untimed, 1);
@@ -530,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_straggler_long),
 		cmocka_unit_test(test_straggler_not_found),
 		cmocka_unit_test(test_straggler_list),
+		cmocka_unit_test(test_straggler_span),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_config_keys),
