@@ -1,5 +1,5 @@
 /* Files, groups of files and access patterns of a job's report
- * (report_files.h, docs/report-depth.md): bcn_rfiles_add() counts each io
+ * (report_files.h, docs/report.md "Depth"): bcn_rfiles_add() counts each io
  * record into its file (or the overflow), the job, its process and its
  * (process, file) stream; bcn_rfiles_finish() groups the files by path,
  * picks the top rows and sums the rest. */

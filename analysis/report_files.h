@@ -1,4 +1,4 @@
-/* The per-job report's files (docs/report-depth.md, "Files and access
+/* The per-job report's files (docs/report.md, "Files and access
  * patterns"): what a job did to each file and group of files, fed record
  * by record from the report's client pass, as Darshan's job summary and
  * Drishti's insights show it from a Darshan log.
@@ -184,7 +184,7 @@ void bcn_rfiles_group_name(const char *path, char *out, size_t len);
 uint64_t bcn_rfiles_misaligned(uint64_t off, int64_t stride, uint64_t n,
 			       uint64_t align);
 
-/* Appends res as one JSON object (docs/report-depth.md). Returns 0,
+/* Appends res as one JSON object (docs/report.md, "Depth"). Returns 0,
  * -BCN_EFULL or -ENOMEM. */
 int bcn_rfiles_to_json(const struct bcn_rfiles_result *res,
 		       struct bcn_buf *out);

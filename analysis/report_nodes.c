@@ -1,4 +1,4 @@
-/* Compute nodes of a job's report (report_nodes.h, docs/report-depth.md):
+/* Compute nodes of a job's report (report_nodes.h, docs/report.md "Depth"):
  * bcn_rnodes_add() spreads each io record's bytes over its node's row of
  * the heatmap and counts its data operations for its node and process;
  * bcn_rnodes_finish() names the rows and finds the stragglers against

@@ -1,4 +1,4 @@
-/* The per-job report's compute nodes (docs/report-depth.md, "Compute
+/* The per-job report's compute nodes (docs/report.md, "Compute
  * nodes: heatmap and stragglers"), fed record by record from the
  * report's client pass:
  *
@@ -176,7 +176,7 @@ int bcn_rnodes_finish(struct bcn_rnodes *n, struct bcn_rnodes_result *out);
 void bcn_rnodes_free(struct bcn_rnodes *n);
 void bcn_rnodes_result_free(struct bcn_rnodes_result *res);
 
-/* Appends res as one JSON object (docs/report-depth.md). Returns 0,
+/* Appends res as one JSON object (docs/report.md, "Depth"). Returns 0,
  * -BCN_EFULL or -ENOMEM. */
 int bcn_rnodes_to_json(const struct bcn_rnodes_result *res,
 		       struct bcn_buf *out);
