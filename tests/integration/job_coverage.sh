@@ -29,29 +29,8 @@ set -euo pipefail
 # shellcheck source=tests/lib/sim.sh
 source "$BCN_SRC/tests/lib/sim.sh"
 export PATH=$PATH:/usr/sbin
-LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
-ANALYZD=$BCN_BUILD/analysis/beacon-analyzd
 
-python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
-chmod 600 "$T/key"
-bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP
-bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
-bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
-cat > "$T/logsrv.conf" <<EOF
-listen = 127.0.0.1:$LP
-name = logsrv
-auth_key_file = $T/key
-redis_port = $RP
-redis_prefix = bcn
-store_backend = sqlite
-store_dir = $T/store
-flush_idle = 20ms
-record_max_age = 0
-EOF
-"$LOGSRV" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
-LPID=$!; BCN_PIDS+=("$LPID")
-bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
-
+bcn_sim_logsrv
 epoch=$(( $(date +%s) - 7200 ))
 cat > "$T/scale.conf" <<EOF
 compute = 32
@@ -82,26 +61,8 @@ epoch = $epoch
 ticks = 100
 truth = $T/truth.jsonl
 EOF
-"$SIM" --config "$T/scale.conf" > "$T/sim.jsonl" 2> "$T/sim.log" || fail "beacon-sim: $(tail -3 "$T/sim.log")"
-for _ in $(seq 1 400); do
-	[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] && break
-	sleep 0.05
-done
-[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] || fail "the log server's queue did not drain"
-sleep 1
-
-{ cat "$T/db/jobdb.conf"; cat <<EOF
-store_dir = $T/store
-settle = 0
-live_interval = 0
-EOF
-} > "$T/analyzd.conf"
-"$BEACON" import-map --config "$T/analyzd.conf" "$T/sim/slurm/fwdmap.txt" > "$T/map.out" ||
-	fail "import-map: $(cat "$T/map.out")"
-"$ANALYZD" --config "$T/analyzd.conf" --once --sacct-command "cat $T/sim/slurm/sacct.txt" > "$T/analyzd.log" 2>&1 ||
-	fail "beacon-analyzd --once: $(tail -5 "$T/analyzd.log")"
-grep -q "5 reports, 0 live, 0 failed, 0 partial" "$T/analyzd.log" ||
-	fail "analyzd: $(tail -3 "$T/analyzd.log")"
+bcn_sim_play
+bcn_sim_reports 5
 
 for id in $(python3 -c 'import json,sys
 for l in open(sys.argv[1]):
@@ -111,6 +72,5 @@ for l in open(sys.argv[1]):
 	"$BEACON" job "$id" --config "$T/analyzd.conf" --fresh > "$T/job$id.txt" || fail "beacon job $id (text)"
 	grep -q "^Coverage " "$T/job$id.txt" || fail "no coverage line in the text of $id: $(head -3 "$T/job$id.txt")"
 done
-[ -n "${BCN_KEEP:-}" ] && cp -r "$T" "$BCN_KEEP"
 python3 "$BCN_SRC/tests/integration/job_coverage_check.py" "$T" || fail "the reports under partial coverage"
 echo "job_coverage: ok"

@@ -23,31 +23,11 @@ set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh
 source "$BCN_SRC/tests/lib/sim.sh"
-LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
 
-python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
-chmod 600 "$T/key"
-bcn_alloc_port RP; bcn_alloc_port LP
-bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
-cat > "$T/logsrv.conf" <<EOF
-listen = 127.0.0.1:$LP
-name = logsrv
-auth_key_file = $T/key
-redis_port = $RP
-redis_prefix = bcn
-store_backend = sqlite
-store_dir = $T/store
-flush_idle = 20ms
-record_max_age = 0
-role_map = $T/roles
-role_default = none
-EOF
 # every collector under its own role (docs/logsrv.md): each role takes
 # health records, and nothing is rejected
 printf 'cn[00001-00016] compute\nfwd[001-002] forwarding\noss[001-002] oss\nmds01 mds\nsw[01-02] switch\n' > "$T/roles"
-"$LOGSRV" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
-LPID=$!; BCN_PIDS+=("$LPID")
-bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
+bcn_sim_logsrv "$(printf 'role_map = %s\nrole_default = none' "$T/roles")"
 
 epoch=$(( $(date +%s) - 7200 ))
 cat > "$T/scale.conf" <<EOF
@@ -75,12 +55,7 @@ epoch = $epoch
 ticks = 30
 truth = $T/truth.jsonl
 EOF
-"$SIM" --config "$T/scale.conf" > "$T/sim.jsonl" 2> "$T/sim.log" || fail "beacon-sim: $(tail -3 "$T/sim.log")"
-for _ in $(seq 1 400); do
-	[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] && break
-	sleep 0.05
-done
-[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] || fail "the log server's queue did not drain"
+bcn_sim_play
 for layer in client collector ost; do
 	"$BEACON" query --config "$T/logsrv.conf" --layer "$layer" --part any > "$T/$layer.jsonl" ||
 		fail "beacon query --layer $layer"

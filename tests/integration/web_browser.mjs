@@ -286,6 +286,9 @@ check(await text('#job-mode') === X.ckpt_mode, `the report shows the mode ${X.ck
   const m = /compute nodes (\d+)\/(\d+)/.exec(cov);
   check(m && m[1] === m[2] && Number(m[2]) > 0, `the coverage line says every compute node reported: ${cov}`);
   check(cov.includes('compute nodes\' own records'), 'the coverage line names the source of the volume');
+  check(await canvases('#job-heatmap') > 0, 'the report draws the node heatmap');
+  const files = await page.locator('#job section.card', { hasText: 'Files and access patterns' }).innerText();
+  check(/consecutive \d+%/.test(files) && files.includes('#'), `the files card groups the N-N files and shows the access pattern: ${files.slice(0, 200)}`);
 }
 const phases = await page.locator('section:has(h2:text-is("I/O phases")) table').first().locator('tbody tr').count();
 check(phases === X.ckpt_io_phases && phases > 0, `the report lists the ${X.ckpt_io_phases} I/O phases`);

@@ -85,3 +85,62 @@ bcn_sim_states() { # first last
 			--until "$k" 2>> "$T/sim.log" || fail "beacon-sim --until $k --out $T/at$k"
 	done
 }
+
+# Starts Redis and a beacon-logsrv storing into an embedded store in
+# $T/store, for a history that beacon-sim's scale mode plays: sets RP and
+# LP (their ports) and LPID, writes the site key $T/key and
+# $T/logsrv.conf; its argument, if any, is appended to the configuration.
+bcn_sim_logsrv() { # [extra configuration lines]
+	python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
+	chmod 600 "$T/key"
+	bcn_alloc_port RP; bcn_alloc_port LP
+	bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
+	cat > "$T/logsrv.conf" <<CONF
+listen = 127.0.0.1:$LP
+name = logsrv
+auth_key_file = $T/key
+redis_port = $RP
+redis_prefix = bcn
+store_backend = sqlite
+store_dir = $T/store
+flush_idle = 20ms
+record_max_age = 0
+${1:-}
+CONF
+	"$BCN_BUILD/logsrv/beacon-logsrv" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
+	LPID=$!; BCN_PIDS+=("$LPID")
+	bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
+}
+
+# Plays the scale-mode configuration $T/scale.conf (its server the log
+# server of bcn_sim_logsrv) into $T/sim.jsonl and waits until the log
+# server's queue is empty: the history is then in the store.
+bcn_sim_play() {
+	local i
+	"$SIM" --config "$T/scale.conf" > "$T/sim.jsonl" 2> "$T/sim.log" ||
+		fail "beacon-sim: $(tail -3 "$T/sim.log")"
+	for i in $(seq 1 400); do
+		[ "$(bcn_redis "$RP" LLEN bcn:queue)" = 0 ] && return 0
+		sleep 0.05
+	done
+	fail "the log server's queue did not drain"
+}
+
+# Starts a private MariaDB, writes $T/analyzd.conf (the job database, the
+# store of bcn_sim_logsrv, and the argument's lines), imports the
+# simulator's forwarding map and runs beacon-analyzd --once over its
+# sacct output: every ended job's report is computed and stored, and its
+# log ($T/analyzd.log) must say N reports, none failed.
+bcn_sim_reports() { # n [extra configuration lines]
+	bcn_alloc_port MP
+	bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
+	{ cat "$T/db/jobdb.conf"; printf 'store_dir = %s\nsettle = 0\nlive_interval = 0\n%s\n' \
+		"$T/store" "${2:-}"; } > "$T/analyzd.conf"
+	"$BEACON" import-map --config "$T/analyzd.conf" "$T/sim/slurm/fwdmap.txt" > "$T/map.out" ||
+		fail "import-map: $(cat "$T/map.out")"
+	"$BCN_BUILD/analysis/beacon-analyzd" --config "$T/analyzd.conf" --once \
+		--sacct-command "cat $T/sim/slurm/sacct.txt" > "$T/analyzd.log" 2>&1 ||
+		fail "beacon-analyzd --once: $(tail -5 "$T/analyzd.log")"
+	grep -q "$1 reports, 0 live, 0 failed, 0 partial" "$T/analyzd.log" ||
+		fail "analyzd: $(tail -3 "$T/analyzd.log")"
+}

@@ -1,9 +1,10 @@
 // The job report (GET /api/v1/jobs/ID, the object of `beacon job ID
-// --json`, docs/report.md): bandwidth over time of the compute,
-// forwarding and OST layers on one zoomable axis with the I/O phases
-// marked, the request sizes and operations, the I/O mode, metadata, the
-// forwarding nodes and OSTs used with their load, anomalies and the
-// findings. The forwarding and OST layers' series are the components'
+// --json`, docs/report.md): the coverage line first, bandwidth over time
+// of the compute, forwarding and OST layers on one zoomable axis with the
+// I/O phases marked, the request sizes and operations, the I/O mode,
+// metadata, the forwarding nodes and OSTs used with their load, the files
+// and access patterns, where the I/O time went with the stragglers, the
+// time x node heatmap, anomalies and the findings with what to do. The forwarding and OST layers' series are the components'
 // own (GET /api/v1/series, their whole load) over the job's window.
 import {
   api, page, put, el, link, table, note, chart, showError, bytes, rate, num,
@@ -144,9 +145,79 @@ function evidence(ev) {
 function findings(r) {
   const list = r.findings || [];
   if (!list.length) return note('info', 'No findings.');
-  return table(['severity', 'finding', 'message', 'evidence'], list.map((f) => [
-    el('span', { className: 'sev-' + f.severity }, f.severity), f.code, f.message,
+  return table(['severity', 'for', 'finding', 'message', 'what to do', 'evidence'], list.map((f) => [
+    el('span', { className: 'sev-' + f.severity }, f.severity), f.audience || 'both', f.code, f.message,
+    f.fix ? el('code', { className: 'fix' }, f.fix) : '',
     el('span', { className: 'muted' }, evidence(f.evidence))]));
+}
+
+const PCT = (x) => (x === undefined || x === null ? '-' : (100 * x).toFixed(0) + '%');
+
+// The files table (docs/report.md, "Files and access patterns"): the
+// busiest files or groups of an N-N job's files, the access pattern.
+function filesCard(r) {
+  const ft = r.file_table;
+  if (!ft || !ft.files) return card('Files', note('info', 'No file of this job was traced.'));
+  const p = ft.pattern || {}, sm = ft.small || {}, mis = ft.misaligned || {};
+  const rows = [...(ft.rows || []), ...(ft.rest && ft.rest.files ? [ft.rest] : [])];
+  return card('Files and access patterns' + (r.client_sample ? ' (traced nodes)' : ''), facts([
+    ['files', `${num(ft.files)} (${num(ft.read_only)} read-only, ${num(ft.write_only)} write-only, ${num(ft.read_write)} both)`],
+    ['access', `consecutive ${PCT(p.consecutive)}, sequential ${PCT(p.sequential)}, random ${PCT(p.random)}`],
+    ['small requests', `${PCT(sm.all)} under ${bytes(ft.small_bytes)}`],
+    ['misaligned', `${PCT(mis.stripe)} off a ${bytes(ft.stripe_bytes)} stripe, ${PCT(mis.page)} off a page`],
+  ]), table(['file or group', 'files', 'processes', 'read', 'written', 'ops', 'common size', 'consecutive', 'random', 'I/O time'],
+    rows.map((w) => {
+      const ops = w.read_ops + w.write_ops;
+      return [el('code', null, w.name), num(w.files), num(w.procs), bytes(w.read_bytes), bytes(w.write_bytes),
+        num(ops), w.size_common ? bytes(w.size_common) : '-', ops ? PCT(w.consecutive_ops / ops) : '-',
+        ops ? PCT(w.random_ops / ops) : '-', dur(w.read_time + w.write_time + w.meta_time)];
+    })));
+}
+
+// Where the processes' I/O time went, and the stragglers.
+function timeCard(r) {
+  const t = r.time, c = r.compute || {};
+  const judge = c.nodes || {}, procs = c.procs || {};
+  const slow = (j, what) => (j.checked && j.stragglers ? table([what, 'bandwidth', 'of the median', 'I/O time', 'bytes'],
+    (j.slowest || []).map((s) => [s.pid ? `${s.node} pid ${s.pid}` : s.node, rate(s.bw), PCT(s.bw_ratio), dur(s.time), bytes(s.bytes)])) : '');
+  return card('I/O time and stragglers', t ? facts([
+    ['read, write, metadata', `${dur(t.read_s)}, ${dur(t.write_s)}, ${dur(t.meta_s)} over ${num(t.processes)} process(es)`],
+    ['per process', `${dur(t.per_process_s)} (busiest ${dur(t.busiest_process_s)}) of a ${dur(t.runtime_s)} run`],
+    ['waiting in server queues', `about ${dur(t.server_wait_s)} (forwarded requests × their queueing)`],
+    ['straggler nodes', judge.checked ? `${num(judge.stragglers)} of ${num(judge.io)} (median ${rate(judge.median_bw)})` : 'too few nodes to judge'],
+  ]) : note('info', 'No timing.'), el('div', { id: 'job-stragglers' }, slow(judge, 'node'), judge.stragglers ? '' : slow(procs, 'process')));
+}
+
+// The time x node heatmap (the paper's per-compute-node traffic history).
+function heatmapCard(r) {
+  const h = r.compute && r.compute.heatmap;
+  if (!h || !(h.rows || []).length) return '';
+  return card('Compute nodes over time', el('div', { className: 'chart tall', id: 'job-heatmap' }),
+    el('p', { className: 'muted' }, `Bytes read and written per node${h.rows.length < h.nodes ? ' group' : ''} and ${dur(h.step)}; nodes without client collection stay empty (see the coverage).`));
+}
+
+function heatmapChart(r) {
+  const h = r.compute.heatmap;
+  const names = h.rows.map((x) => x.nodes);
+  const t0 = ms(h.from), data = [];
+  let max = 1;
+  h.rows.forEach((row, y) => {
+    for (let x = 0; x < h.cols; x++) {
+      const v = (row.read[x] || 0) + (row.write[x] || 0);
+      if (v > max) max = v;
+      if (v) data.push([x, y, v / h.step]);
+    }
+  });
+  const cols = Array.from({ length: h.cols }, (_, i) => when(new Date(t0 + i * h.step * 1000).toISOString()));
+  chart('job-heatmap').setOption({
+    animation: false, tooltip: { position: 'top', formatter: (p) => `${names[p.value[1]]} ${cols[p.value[0]]}: ${rate(p.value[2])}` },
+    grid: { left: 110, right: 20, top: 10, bottom: 80 },
+    xAxis: { type: 'category', data: cols, axisLabel: { rotate: 30 } },
+    yAxis: { type: 'category', data: names, inverse: true },
+    visualMap: { min: 0, max: max / h.step, calculable: true, orient: 'horizontal', left: 'center', bottom: 0,
+      formatter: (v) => rate(v) },
+    series: [{ type: 'heatmap', data }],
+  }, true);
 }
 
 // The network part (docs/network.md): the job's switches with the bytes
@@ -311,6 +382,7 @@ function render(r, anoms) {
     note('info', 'No anomaly names this job.'),
   acc.length ? el('p', { id: 'job-aggressors' }, 'Likely aggressors: ', acc.map(([j, why], i) =>
     [i ? ', ' : '', link('job.html', { id: j }, j), why ? ` (${why})` : ''])) : ''));
+  parts.push(filesCard(r), timeCard(r), heatmapCard(r));
   parts.push(card('Findings', findings(r)));
   put('job', parts);
   put('job-title', `Job ${r.job}: ${r.name}`);
@@ -320,6 +392,7 @@ function render(r, anoms) {
   if (fwd.length) loadChart(fwd, 'node', 'job-fwd');
   if (osts.length) loadChart(osts, 'target', 'job-ost');
   if (r.network && (r.network.switches || []).length) netCharts(r.network);
+  if (r.compute && r.compute.heatmap && (r.compute.heatmap.rows || []).length) heatmapChart(r);
 }
 
 page('', async () => {
