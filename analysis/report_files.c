@@ -299,7 +299,10 @@ static void rec_figures(const struct bcn_rfiles *f, const struct bcn_record *r,
 	}
 	x->mis_stripe = bcn_rfiles_misaligned(io->offset, io->stride, data,
 					      f->cfg.stripe_bytes);
-	x->mis_page = bcn_rfiles_misaligned(io->offset, io->stride, data,
+	/* aligned to the stripe is aligned to a page that divides it */
+	x->mis_page = !x->mis_stripe && f->cfg.page_bytes &&
+		      f->cfg.stripe_bytes % f->cfg.page_bytes == 0 ? 0 :
+		      bcn_rfiles_misaligned(io->offset, io->stride, data,
 					    f->cfg.page_bytes);
 }
 
@@ -422,15 +425,17 @@ static int pair_get(struct bcn_rfiles *f, uint64_t proc, uint64_t id,
 /* Adds a record's busy time to its process (key: the hash of node, pid
  * and rank). Returns 0 or -ENOMEM. */
 static int proc_time(struct bcn_rfiles *f, uint64_t key,
-		     const struct bcn_record *r, uint64_t busy)
+		     const struct bcn_record *r, uint64_t busy, size_t *pix)
 {
 	struct bcn_rfiles_proc *p;
 	uint64_t ix, *v;
 	bool fresh;
 	int rc;
 
+	*pix = SIZE_MAX;
 	if (bcn_u64map_find(&f->proc_ix, key, &ix)) {
 		f->procs[ix].time += busy;
+		*pix = (size_t)ix;
 		return 0;
 	}
 	if (f->nprocs == f->cap_procs && f->nprocs < f->cfg.procs_max) {
@@ -456,6 +461,7 @@ static int proc_time(struct bcn_rfiles *f, uint64_t key,
 		return rc;
 	}
 	*v = f->nprocs;
+	*pix = f->nprocs;
 	p = &f->procs[f->nprocs++];
 	p->pid = r->u.io.pid;
 	p->rank = r->u.io.rank;
@@ -528,6 +534,45 @@ static void pattern(struct bcn_rfiles *f, const struct bcn_record *r,
 		    run_end(io));
 }
 
+/* Whether r is of the last record's process and file. */
+static bool same_stream(const struct bcn_rfiles *f, const struct bcn_record *r)
+{
+	return f->last.on && f->last.file == r->u.io.file &&
+	       f->last.pid == r->u.io.pid && f->last.rank == r->u.io.rank &&
+	       !strcmp(f->last.node, r->node);
+}
+
+/* The file, process and stream of r looked up (added when new), and
+ * kept as the last record's. Returns 0 or -ENOMEM. */
+static int stream_find(struct bcn_rfiles *f, const struct bcn_record *r,
+		       struct bcn_rfiles_file **file, struct bcn_rfiles_pair **p)
+{
+	const struct bcn_rec_io *io = &r->u.io;
+	uint64_t proc;
+	size_t pix;
+	int rc;
+
+	f->last.on = false;
+	if ((rc = file_get(f, io->file, file)))
+		return rc;
+	proc = bcn_tally_hash(0, r->node, strlen(r->node));
+	proc = bcn_tally_hash(proc, &io->pid, sizeof(io->pid));
+	proc = bcn_tally_hash(proc, &io->rank, sizeof(io->rank));
+	if ((rc = proc_time(f, proc, r, io->busy, &pix)) ||
+	    (rc = pair_get(f, proc, io->file, *file, p)))
+		return rc;
+	snprintf(f->last.node, sizeof(f->last.node), "%s", r->node);
+	f->last.pid = io->pid;
+	f->last.rank = io->rank;
+	f->last.file = io->file;
+	f->last.proc = proc;
+	f->last.file_ix = *file ? (size_t)(*file - f->files) : SIZE_MAX;
+	f->last.proc_ix = pix;
+	f->last.pair_ix = *p ? (size_t)(*p - f->pairs) : SIZE_MAX;
+	f->last.on = strlen(r->node) <= BCN_NODE_MAX;
+	return 0;
+}
+
 int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
 {
 	const struct bcn_rec_io *io = &r->u.io;
@@ -535,27 +580,27 @@ int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
 	struct bcn_rfiles_pair *p;
 	struct bcn_rfiles_stats *fs;
 	struct rf_rec x;
-	uint64_t proc;
 	int rc;
 
 	if (r->type != BCN_REC_IO || !io->count)
 		return 0;
 	rec_figures(f, r, &x);
-	if ((rc = file_get(f, io->file, &file)))
+	if (same_stream(f, r)) {
+		file = f->last.file_ix == SIZE_MAX ? NULL :
+		       &f->files[f->last.file_ix];
+		if (f->last.proc_ix != SIZE_MAX)
+			f->procs[f->last.proc_ix].time += io->busy;
+		p = f->last.pair_ix == SIZE_MAX ? NULL :
+		    &f->pairs[f->last.pair_ix];
+	} else if ((rc = stream_find(f, r, &file, &p))) {
 		return rc;
+	}
 	if (file && !file->path && io->op == BCN_IO_OPEN && io->path &&
 	    io->path[0] && !(file->path = strdup(io->path)))
 		return -ENOMEM;
 	fs = file ? &file->s : &f->overflow;
 	stats_apply(fs, &x);
 	stats_apply(&f->total, &x);
-	proc = bcn_tally_hash(0, r->node, strlen(r->node));
-	proc = bcn_tally_hash(proc, &io->pid, sizeof(io->pid));
-	proc = bcn_tally_hash(proc, &io->rank, sizeof(io->rank));
-	if ((rc = proc_time(f, proc, r, io->busy)))
-		return rc;
-	if ((rc = pair_get(f, proc, io->file, file, &p)))
-		return rc;
 	if (!x.t.read_ops && !x.t.write_ops)
 		return 0;
 	if (file)

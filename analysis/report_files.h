@@ -155,6 +155,15 @@ struct bcn_rfiles {
 	struct bcn_rfiles_proc *procs;
 	size_t nprocs, cap_procs;
 	struct bcn_rfiles_stats total, overflow;
+	struct {                        /* the last record's stream: a
+					 * process's records of a file come
+					 * in runs, looked up once */
+		bool on;
+		char node[BCN_NODE_MAX + 1];
+		uint64_t pid, file, proc;
+		int64_t rank;
+		size_t file_ix, proc_ix, pair_ix;       /* SIZE_MAX: none */
+	} last;
 	bool partial;
 	char why[BCN_RFILES_WHY_MAX];
 };

@@ -103,7 +103,7 @@ int bcn_rnodes_init(struct bcn_rnodes *n, const char *nodelist, int64_t from,
 
 	memset(n, 0, sizeof(*n));
 	n->cfg = *c;
-	n->last = SIZE_MAX;
+	n->last = n->last_proc = SIZE_MAX;
 	bcn_tally_init(&n->names, (size_t)c->nodes_max);
 	bcn_u64map_init(&n->proc_ix, (size_t)c->procs_max);
 	columns(n, from, to);
@@ -191,11 +191,18 @@ static int proc_add(struct bcn_rnodes *n, size_t ni, struct bcn_tally_entry *e,
 		    const struct bcn_record *r, uint64_t bytes, uint64_t ops)
 {
 	const struct bcn_rec_io *io = &r->u.io;
-	uint64_t key = bcn_tally_hash(0, &ni, sizeof(ni)), ix, *v;
+	uint64_t key, ix, *v;
 	struct bcn_rnodes_proc *p;
 	bool fresh;
 	int rc;
 
+	if (n->last_proc < n->nprocs && n->procs[n->last_proc].node == ni &&
+	    n->procs[n->last_proc].pid == io->pid &&
+	    n->procs[n->last_proc].rank == io->rank) {
+		ix = n->last_proc;      /* a process's records come in runs */
+		goto found;
+	}
+	key = bcn_tally_hash(0, &ni, sizeof(ni));
 	key = bcn_tally_hash(key, &io->pid, sizeof(io->pid));
 	key = bcn_tally_hash(key, &io->rank, sizeof(io->rank));
 	if (!bcn_u64map_find(&n->proc_ix, key, &ix)) {
@@ -223,6 +230,8 @@ static int proc_add(struct bcn_rnodes *n, size_t ni, struct bcn_tally_entry *e,
 		p->rank = io->rank;
 		e->v[V_PROCS]++;
 	}
+found:
+	n->last_proc = (size_t)ix;
 	p = &n->procs[ix];
 	p->bytes += bytes;
 	p->ops += ops;

@@ -152,6 +152,7 @@ struct bcn_rnodes {
 	struct bcn_rnodes_proc *procs;
 	size_t nprocs, cap_procs;
 	size_t last;                    /* the last record's node */
+	size_t last_proc;               /* ... and process, SIZE_MAX: none */
 	bool partial;
 	char why[BCN_RNODES_WHY_MAX];
 };
