@@ -199,8 +199,8 @@ static void stats_class(struct bcn_rfiles_stats *s, unsigned cls, uint64_t n,
 static void classes(struct bcn_rfiles *f, struct bcn_rfiles_stats *fs,
 		    unsigned cls, uint64_t n, bool sub)
 {
+	(void)f;                /* the job's: the files' at the end */
 	stats_class(fs, cls, n, sub);
-	stats_class(&f->total, cls, n, sub);
 }
 
 static void stats_span(struct bcn_rfiles_stats *s, int64_t t0, int64_t t1)
@@ -600,7 +600,6 @@ int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
 		return -ENOMEM;
 	fs = file ? &file->s : &f->overflow;
 	stats_apply(fs, &x);
-	stats_apply(&f->total, &x);
 	if (!x.t.read_ops && !x.t.write_ops)
 		return 0;
 	if (file)
@@ -854,6 +853,10 @@ int bcn_rfiles_finish(struct bcn_rfiles *f, struct bcn_rfiles_result *out)
 	build_counts(f, out);
 	out->groups = b.ng;
 	out->rest.group = out->rest.files > 1;
+	memset(&f->total, 0, sizeof(f->total));
+	for (size_t i = 0; i < f->nfiles; i++)
+		stats_merge(&f->total, &f->files[i].s);
+	stats_merge(&f->total, &f->overflow);
 	out->total = f->total;
 	out->stripe_bytes = f->cfg.stripe_bytes;
 	out->page_bytes = f->cfg.page_bytes;

@@ -154,7 +154,9 @@ struct bcn_rfiles {
 	struct bcn_u64map proc_ix;      /* (node, pid, rank) -> index */
 	struct bcn_rfiles_proc *procs;
 	size_t nprocs, cap_procs;
-	struct bcn_rfiles_stats total, overflow;
+	struct bcn_rfiles_stats total;  /* the files' and the overflow's,
+					 * summed by bcn_rfiles_finish */
+	struct bcn_rfiles_stats overflow;
 	struct {                        /* the last record's stream: a
 					 * process's records of a file come
 					 * in runs, looked up once */

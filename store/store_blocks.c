@@ -45,6 +45,9 @@
 #define SQ3_RUNS_MAX (1u << 20) /* identity runs of a day in memory (all
 				 * nodes; one node: cfg.node_runs) */
 #define SQ3_OPEN_MAX 16384      /* blocks one query window holds open */
+#define SQ3_LATER_MAX (1u << 20) /* blocks an any-order window lists (16
+				  * bytes each, read one at a time): a
+				  * chunk of 40,960 nodes' blocks */
 
 static const struct bcn_block_limits sq3_lim = BCN_BLOCK_LIMITS_DEFAULT;
 
@@ -1333,7 +1336,7 @@ static int win_later(struct sq_store *s, sqlite3 *db, struct sq3_win *w,
 	int src;
 
 	while ((src = sqlite3_step(st)) == SQLITE_ROW) {
-		if (w->nlater == SQ3_OPEN_MAX)
+		if (w->nlater == SQ3_LATER_MAX)
 			return -BCN_EFULL;
 		if (w->nlater == w->later_cap) {
 			size_t nc = w->later_cap ? w->later_cap * 2 : 64;

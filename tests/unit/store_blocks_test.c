@@ -527,6 +527,46 @@ static void test_node_runs(void **state)
 	bcn_store_close(s);
 }
 
+static int count_rec(void *arg, const struct bcn_record *r)
+{
+	(void)r;
+	(*(uint64_t *)arg)++;
+	return 0;
+}
+
+/* More blocks in one chunk than a time-ordered window holds open (a job
+ * of 40,960 nodes, a block each): a scan in any order lists them all and
+ * reads them one at a time. */
+static void test_many_blocks(void **state)
+{
+	enum { TARGETS = 17000 };
+	static struct recs x;
+	static char names[TARGETS][24];
+	struct bcn_store_query q = { .layer = BCN_LAYER_OST, .from = INT64_MIN,
+				     .to = INT64_MAX, .any_order = true };
+	char dir[PATH_MAX];
+	struct bcn_store *s;
+	uint64_t n = 0;
+
+	(void)state;
+	fresh_dir(dir, sizeof(dir));
+	s = open_store(dir, 0);
+	for (size_t k = 0; k < TARGETS; k += NREC) {
+		x.n = 0;
+		for (size_t i = k; i < TARGETS && i < k + NREC; i++) {
+			snprintf(names[i], sizeof(names[i]), "fs-OST%05zx", i);
+			node_rec(&x, "oss1", names[i], 0, 1 + i);
+		}
+		assert_int_equal(bcn_store_append(s, x.it, x.n), 0);
+	}
+	assert_int_equal(bcn_store_flush(s), 0);
+	assert_true(sql_val(dir, "20240110", "SELECT COUNT(*) FROM blocks") >
+		    16384);
+	assert_int_equal(bcn_store_scan(s, &q, count_rec, &n), 0);
+	assert_int_equal(n, TARGETS);
+	bcn_store_close(s);
+}
+
 /* Late records of a compacted chunk are merged into its L1 block while
  * that is small, else written beside it; an append whose records close a
  * chunk compacts it without a flush. */
@@ -673,6 +713,7 @@ int main(void)
 		cmocka_unit_test(test_late_and_closed),
 		cmocka_unit_test(test_mixed_and_newer),
 		cmocka_unit_test(test_damaged_block),
+		cmocka_unit_test(test_many_blocks),
 	};
 
 	return cmocka_run_group_tests_name("store_blocks", tests, suite_setup,
