@@ -11,6 +11,7 @@
 #include <hiredis/hiredis.h>
 
 #include "analysis/cache.h"
+#include "analysis/report.h"
 #include "common/cachegen.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -206,6 +207,17 @@ int bcn_cache_generation(struct bcn_cache *c, int64_t from, int64_t to,
 	return rc;
 }
 
+/* Whether a cached report's JSON has this beacon's layout (it starts
+ * with its report_version). */
+static bool current(const char *json, size_t len)
+{
+	char v[40];
+	int n = snprintf(v, sizeof(v), "{\"report_version\":%d,",
+			 BCN_REPORT_VERSION);
+
+	return n > 0 && len >= (size_t)n && !memcmp(json, v, (size_t)n);
+}
+
 int bcn_cache_get(struct bcn_cache *c, uint64_t job, uint64_t gen,
 		  struct bcn_buf *out)
 {
@@ -223,8 +235,10 @@ int bcn_cache_get(struct bcn_cache *c, uint64_t job, uint64_t gen,
 		rc = -EIO;
 	else if (r->element[0]->type != REDIS_REPLY_STRING ||
 		 r->element[1]->type != REDIS_REPLY_STRING ||
-		 strtoull(r->element[0]->str, NULL, 10) != gen)
-		rc = 0;         /* none, or computed before records landed */
+		 strtoull(r->element[0]->str, NULL, 10) != gen ||
+		 !current(r->element[1]->str, r->element[1]->len))
+		rc = 0;         /* none, computed before records landed, or by
+				 * an older beacon (another layout) */
 	else
 		rc = bcn_buf_add(out, r->element[1]->str, r->element[1]->len) ?
 		     -BCN_EFULL : 1;

@@ -36,6 +36,9 @@ struct bcn_stores;
 struct bcn_jobdb;
 
 #define BCN_REPORT_NAME_MAX 256
+/* The version of the report's JSON (docs/report.md, "Versions"): raised
+ * when a key changes meaning or goes; added keys do not raise it. */
+#define BCN_REPORT_VERSION 2
 #define BCN_REPORT_MODE_MAX 8
 #define BCN_REPORT_WHY_MAX 160
 

@@ -37,7 +37,8 @@ static int str(struct bcn_buf *b, const char *key, const char *v)
 
 static int head(const struct bcn_report *r, struct bcn_buf *b)
 {
-	int rc = bcn_buf_printf(b, "{\"job\":%" PRIu64, r->job);
+	int rc = bcn_buf_printf(b, "{\"report_version\":%d,\"job\":%" PRIu64,
+				BCN_REPORT_VERSION, r->job);
 
 	rc = rc ? rc : str(b, "user", r->user);
 	rc = rc ? rc : str(b, "name", r->name);

@@ -160,8 +160,8 @@ static int files(const struct bcn_report *r, struct bcn_buf *b)
 
 		human((double)w->s.read_bytes, "B", rd, sizeof(rd));
 		human((double)w->s.write_bytes, "B", wr, sizeof(wr));
-		rc = bcn_buf_printf(b, "  %-40.40s %5" PRIu64 " file%s read "
-				    "%12s  write %12s  %" PRIu64 " proc%s\n",
+		rc = bcn_buf_printf(b, "  %-28.28s %5" PRIu64 " file%s %10s "
+				    "read %10s write %4" PRIu64 " proc%s\n",
 				    w->name, w->files, w->files == 1 ? " " :
 				    "s", rd, wr, w->procs,
 				    w->procs == 1 ? "" : "s");

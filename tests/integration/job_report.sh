@@ -156,6 +156,16 @@ if bad:
 PYEOF
 [ $? = 0 ] || fail "reports differ from the truth"
 
+# an older beacon's cached report (another layout, no report_version)
+# is a miss, whatever its generation: computed anew and cached again
+bcn_redis "$RP" HSET beacon:report:2001 json '{"job":2001,"read_bytes":1,"cached":true}' > /dev/null
+"$BEACON" job 2001 --config "$T/analyzd.conf" --json > "$T/old.json" || fail "beacon job 2001 (old layout cached)"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["cached"] and d["report_version"] >= 2 and d["read_bytes"] != 1, d' "$T/old.json" ||
+	fail "an older layout's cached report was served"
+"$BEACON" job 2001 --config "$T/analyzd.conf" --json > "$T/old2.json" || fail "beacon job 2001 again"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["cached"]' "$T/old2.json" ||
+	fail "the recomputed report was not cached again"
+
 # a late record of job 2000 (1 MiB, inside its window) arrives
 [ "$(bcn_redis "$RP" EXISTS beacon:report:2000)" = 1 ] || fail "job 2000 not cached"
 start=$(python3 -c 'import json,sys,datetime as d; print(int(d.datetime.fromisoformat(json.load(open(sys.argv[1]))["start"].replace("Z","+00:00")).timestamp()))' "$T/job2000.json")

@@ -713,6 +713,82 @@ static void mk_queue(struct bcn_report *r, bool on)
 	r->parts[0].wait_mean_us = on ? 800 : 100;
 }
 
+static struct bcn_rfiles_result ft;
+static struct bcn_rnodes_result cm;
+static struct bcn_rnodes_straggler slowest[2];
+
+/* A files table of 100,000 writes of 1 MiB over 100 files. */
+static void mk_files(struct bcn_report *r)
+{
+	memset(&ft, 0, sizeof(ft));
+	ft.files = 100;
+	ft.procs = 10;
+	ft.stripe_bytes = MIB;
+	ft.total.write_ops = 100000;
+	ft.total.write_bytes = 100000 * MIB;
+	ft.total.consec_ops = 100000;
+	ft.total.write_time = 100ull * 1000000000;
+	r->file_table = &ft;
+}
+
+static void mk_misaligned(struct bcn_report *r, bool on)
+{
+	mk_files(r);
+	ft.total.misaligned_stripe = on ? 80000 : 1000;
+}
+
+static void mk_random(struct bcn_report *r, bool on)
+{
+	mk_files(r);
+	ft.total.random_ops = on ? 70000 : 100;
+	ft.total.consec_ops = 100000 - ft.total.random_ops;
+}
+
+static void mk_small_files(struct bcn_report *r, bool on)
+{
+	mk_files(r);
+	ft.files = on ? 50000 : 100;
+	ft.total.write_bytes = on ? 50000 * 4096ull : 100000 * MIB;
+}
+
+static void mk_meta_time(struct bcn_report *r, bool on)
+{
+	mk_files(r);
+	ft.total.meta_time = on ? 200ull * 1000000000 : 10ull * 1000000000;
+}
+
+/* 16 nodes judged, on: one at a fifth of the median bandwidth. */
+static void mk_straggler(struct bcn_report *r, bool on, bool procs)
+{
+	struct bcn_rnodes_judge *j = procs ? &cm.proc : &cm.node;
+
+	memset(&cm, 0, sizeof(cm));
+	memset(slowest, 0, sizeof(slowest));
+	snprintf(slowest[0].node, sizeof(slowest[0].node), "cn07");
+	slowest[0].pid = procs ? 4242 : 0;
+	slowest[0].bw = 20.0 * MIB;
+	slowest[0].bw_ratio = 0.2;
+	slowest[0].time = 50ull * 1000000000;
+	j->io = cm.node.io = 16;
+	j->checked = cm.node.checked = true;
+	j->median_bw = 100.0 * MIB;
+	j->median_time = 10ull * 1000000000;
+	j->stragglers = on;
+	j->list = slowest;
+	j->nlist = on;
+	r->compute = &cm;
+}
+
+static void mk_straggler_nodes(struct bcn_report *r, bool on)
+{
+	mk_straggler(r, on, false);
+}
+
+static void mk_slow_procs(struct bcn_report *r, bool on)
+{
+	mk_straggler(r, on, true);
+}
+
 static void mk_none(struct bcn_report *r, bool on)
 {
 	r->records = on ? 0 : 10;
@@ -732,6 +808,12 @@ static void test_advice(void **state)
 		{ "slow_ost_in_job", mk_slow_ost_time },
 		{ "slow_fwd_in_job", mk_slow_fwd },
 		{ "server_queueing", mk_queue },
+		{ "misaligned_requests", mk_misaligned },
+		{ "random_access", mk_random },
+		{ "many_small_files", mk_small_files },
+		{ "metadata_time", mk_meta_time },
+		{ "straggler_nodes", mk_straggler_nodes },
+		{ "slow_processes", mk_slow_procs },
 	};
 	struct bcn_advice_config c;
 

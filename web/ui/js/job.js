@@ -304,7 +304,8 @@ const SOURCE_WORDS = {
 // The coverage line: per layer, what reported of what the job needed,
 // and where the volume comes from (docs/report.md, "Coverage").
 function coverage(r) {
-  const cov = r.coverage || {};
+  if (!r.coverage) return '';   // a report of an older layout
+  const cov = r.coverage;
   const items = Object.keys(LAYER_WORDS).filter((l) => cov[l] && cov[l].known).map((l) => {
     const c = cov[l];
     const txt = `${LAYER_WORDS[l]} ${num(c.reported)}/${num(c.expected)}` +
