@@ -225,7 +225,7 @@ static int partial_coverage(struct bcn_report *r,
 	if (!(f = bcn_advice_new(r, "partial_coverage", r->volume_exact ? "info" :
 		      "warning")))
 		return -ENOMEM;
-	snprintf(f->message, sizeof(f->message), "missing %s: %s", miss,
+	snprintf(f->message, sizeof(f->message), "missing %.90s: %s", miss,
 		 !strcmp(r->volume_source, "ost") ?
 		 (r->volume_exact ? "the volume comes from the OSTs' job_stats "
 		  "(complete); mode, processes and files from the nodes that "
