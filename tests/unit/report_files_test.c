@@ -419,24 +419,21 @@ static void test_window_permutations(void **state)
 		RD(0, 100, 2, 100, 100), RD(200, 100, 1, 100, 200),
 		RD(900, 100, 1, 100, 300), RD(0, 100, 1, 100, 400),
 	};
-	int perm[4] = { 0, 1, 2, 3 };
-
 	(void)state;
 	for (int n = 0; n < 24; n++) {
 		struct bcn_rfiles_config co = cfg();
 		struct bcn_rfiles f;
 		struct bcn_rfiles_result res;
-		int k = n, used = 0, p[4];
+		int k = n, rest[4] = { 0, 1, 2, 3 }, m = 4, p[4];
 
-		for (int i = 0; i < 4; i++) {      /* the n-th permutation */
-			int pick = k % (4 - i), j;
+		/* the n-th permutation: digits of n in bases 4, 3, 2, 1 pick
+		 * from what is left (a different n, a different order) */
+		for (int i = 0; i < 4; i++) {
+			int pick = k % m;
 
-			k /= 4 - i;
-			for (j = 0; j < 4; j++)
-				if (!(used & 1 << j) && pick-- == 0)
-					break;
-			used |= 1 << j;
-			p[i] = perm[j];
+			k /= m;
+			p[i] = rest[pick];
+			rest[pick] = rest[--m];
 		}
 		bcn_rfiles_init(&f, &co);
 		for (int i = 0; i < 4; i++)
