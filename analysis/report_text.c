@@ -215,7 +215,7 @@ static int heatmap(const struct bcn_report *r, bool utf8, struct bcn_buf *b)
 		for (size_t k = 0; k < n->ncols; k++)
 			if (n->rows[i].read[k] + n->rows[i].write[k] > max)
 				max = n->rows[i].read[k] + n->rows[i].write[k];
-	rc = bcn_buf_printf(b, "Nodes over time (%.0f s a cell)\n",
+	rc = bcn_buf_printf(b, "Nodes over time (%.3g s a cell)\n",
 			    (double)n->step / 1e9);
 	for (size_t i = 0; !rc && i < n->nrows; i++) {
 		rc = bcn_buf_printf(b, "  %-16.16s ", n->rows[i].nodes);
