@@ -33,6 +33,11 @@
 
 #define NS_PER_MS 1000000ll
 
+/* Jobs of at most this many nodes read their nodes' collector records
+ * node by node; larger ones every collector's (a query each would cost
+ * more than the whole layer's few records a minute per collector). */
+#define COVER_BY_NODE 64
+
 /* jnodes' counters */
 #define JN_COVERED_NS 0
 #define JN_UNTIL 1
@@ -195,9 +200,16 @@ int bcn_report_cover_client(const struct bcn_stores *st, struct bcn_report *r,
 	q.to = hp.to + grace;
 	if (q.from < 0)
 		q.from = 0;
-	if ((rc = bcn_stores_scan(st, &q, health_record, &hp)))
-		return rc;
-	return client_verdict(c, cfg, hp.to - hp.from);
+	/* a small job's nodes one by one (their records alone are read), a
+	 * large one's with every collector's in one scan */
+	for (size_t i = 0; !rc && c->jnodes.n <= COVER_BY_NODE &&
+	     i < c->jnodes.n; i++) {
+		q.entity = c->jnodes.e[i].key;
+		rc = bcn_stores_scan(st, &q, health_record, &hp);
+	}
+	if (!rc && c->jnodes.n > COVER_BY_NODE)
+		rc = bcn_stores_scan(st, &q, health_record, &hp);
+	return rc ? rc : client_verdict(c, cfg, hp.to - hp.from);
 }
 
 /* ---- OSTs and MDTs ---- */

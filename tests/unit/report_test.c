@@ -568,6 +568,28 @@ static void test_coverage(void **state)
 	assert_false(r->volume_exact);
 	assert_int_equal(r->read_bytes, 8 * MIB);
 	bcn_report_free(r);
+
+	/* a job too large to read its nodes one by one: every collector's
+	 * records in one scan, other collectors' ignored */
+	{
+		static char names[80][16];
+		const char *big[80];
+
+		for (int i = 0; i < 80; i++) {
+			snprintf(names[i], sizeof(names[i]), "cn%d", 100 + i);
+			big[i] = names[i];
+		}
+		add_job(72, "cn[100-179]", S(8000), S(8100));
+		clientd_up(big, 79, S(7950), S(8200));  /* not cn179 */
+		health("cn179", "beacon-fwdd", S(8050), S(60));
+		io(72, "cn100", 1, BCN_IO_READ, 9, MIB, 8, S(8010), S(2));
+		r = compute(72, NULL);
+		cv = &r->cover[BCN_COVER_CLIENT];
+		assert_int_equal(cv->expected, 80);
+		assert_int_equal(cv->reported, 79);
+		assert_string_equal(cv->missing, "cn179");
+		bcn_report_free(r);
+	}
 }
 
 /* ---- advice, on hand-made reports ---- */
