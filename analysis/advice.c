@@ -708,6 +708,7 @@ static int (*const rules[])(struct bcn_report *,
 	slow_ost_in_job, slow_fwd_in_job, server_queueing,
 	bcn_advice_misaligned, bcn_advice_random, bcn_advice_small_files,
 	bcn_advice_meta_time, bcn_advice_stragglers, bcn_advice_slow_procs,
+	bcn_advice_node_imbalance,
 };
 
 int bcn_advice_run(struct bcn_report *r, const struct bcn_advice_config *c)

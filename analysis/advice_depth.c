@@ -205,3 +205,48 @@ int bcn_advice_slow_procs(struct bcn_report *r,
 		return 0;
 	return stragglers(r, &r->compute->proc, "slow_processes", "process");
 }
+
+/* One node moved far more than the job's others (a rank 0 that gathers,
+ * a decomposition that gives some nodes more of the file): the job waits
+ * for it. From the heatmap's rows when each row is one node. */
+int bcn_advice_node_imbalance(struct bcn_report *r,
+			      const struct bcn_advice_config *c)
+{
+	const struct bcn_rnodes_result *n = r->compute;
+	uint64_t max = 0, sum = 0, io = 0;
+	const char *busiest = "";
+	struct bcn_advice_finding *fi;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n->nrows; i++) {
+		const struct bcn_rnodes_row *w = &n->rows[i];
+		uint64_t b = w->read_bytes + w->write_bytes;
+
+		if (w->count != 1)
+			return 0;       /* rows of several nodes: not per node */
+		if (!b)
+			continue;
+		io++;
+		sum += b;
+		if (b > max) {
+			max = b;
+			busiest = w->nodes;
+		}
+	}
+	if (io < 2 || sum < c->min_bytes ||
+	    (unsigned __int128)max * io * 100 <
+	    (unsigned __int128)sum * c->imbalance_pct)
+		return 0;
+	if (!(fi = bcn_advice_new(r, "node_imbalance", "warning")))
+		return -ENOMEM;
+	snprintf(fi->message, sizeof(fi->message), "node %.64s moved %.1fx the "
+		 "mean of the job's %" PRIu64 " I/O nodes%s: the others wait "
+		 "for it", busiest, (double)max * (double)io / (double)sum, io,
+		 sample(r));
+	snprintf(fi->evidence, sizeof(fi->evidence), "{\"busiest\":\"%.64s\","
+		 "\"bytes\":%" PRIu64 ",\"mean\":%" PRIu64 ",\"nodes\":%" PRIu64
+		 ",\"limit_pct\":%" PRIu64 "}", busiest, max, sum / io, io,
+		 c->imbalance_pct);
+	return 0;
+}

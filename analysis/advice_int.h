@@ -27,5 +27,7 @@ int bcn_advice_stragglers(struct bcn_report *r,
 			  const struct bcn_advice_config *c);
 int bcn_advice_slow_procs(struct bcn_report *r,
 			  const struct bcn_advice_config *c);
+int bcn_advice_node_imbalance(struct bcn_report *r,
+			      const struct bcn_advice_config *c);
 
 #endif

@@ -811,6 +811,26 @@ static void mk_slow_procs(struct bcn_report *r, bool on)
 	mk_straggler(r, on, true);
 }
 
+static struct bcn_rnodes_row rows[4];
+
+/* Four nodes of a row each, on: one moves 10 GiB, the others 1 GiB. */
+static void mk_node_imb(struct bcn_report *r, bool on)
+{
+	static char names[4][8];
+
+	memset(&cm, 0, sizeof(cm));
+	memset(rows, 0, sizeof(rows));
+	for (int i = 0; i < 4; i++) {
+		snprintf(names[i], sizeof(names[i]), "cn%d", i);
+		rows[i].nodes = names[i];
+		rows[i].count = 1;
+		rows[i].write_bytes = (on && i == 2 ? 10 : 1) * GIB;
+	}
+	cm.rows = rows;
+	cm.nrows = 4;
+	r->compute = &cm;
+}
+
 static void mk_none(struct bcn_report *r, bool on)
 {
 	r->records = on ? 0 : 10;
@@ -836,6 +856,7 @@ static void test_advice(void **state)
 		{ "metadata_time", mk_meta_time },
 		{ "straggler_nodes", mk_straggler_nodes },
 		{ "slow_processes", mk_slow_procs },
+		{ "node_imbalance", mk_node_imb },
 	};
 	struct bcn_advice_config c;
 
