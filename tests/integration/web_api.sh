@@ -24,30 +24,13 @@ set -euo pipefail
 # shellcheck source=tests/lib/sim.sh
 source "$BCN_SRC/tests/lib/sim.sh"
 export PATH=$PATH:/usr/sbin
-LOGSRV=$BCN_BUILD/logsrv/beacon-logsrv
 ANALYZD=$BCN_BUILD/analysis/beacon-analyzd
 WEB=$BCN_BUILD/web/beacon-web
 TICKS=40
 
-python3 -c 'import os; print(os.urandom(32).hex())' > "$T/key"
-chmod 600 "$T/key"
-bcn_alloc_port RP; bcn_alloc_port LP; bcn_alloc_port MP; bcn_alloc_port WP; bcn_alloc_port TP
-bcn_start_redis "$T/redis" "$RP" || fail "redis did not listen"
+bcn_sim_logsrv
+bcn_alloc_port MP; bcn_alloc_port WP; bcn_alloc_port TP
 bcn_start_mariadb "$T/db" "$MP" || fail "mariadb did not start"
-cat > "$T/logsrv.conf" <<EOF
-listen = 127.0.0.1:$LP
-name = logsrv
-auth_key_file = $T/key
-redis_port = $RP
-redis_prefix = bcn
-store_backend = sqlite
-store_dir = $T/store
-flush_idle = 20ms
-record_max_age = 0
-EOF
-"$LOGSRV" --config "$T/logsrv.conf" >> "$T/logsrv.log" 2>&1 &
-LPID=$!; BCN_PIDS+=("$LPID")
-bcn_wait_port "$LP" "$LPID" || fail "logsrv did not listen"
 
 epoch=$(( $(date +%s) - 7200 ))
 cat > "$T/scale.conf" <<EOF
