@@ -10,6 +10,7 @@
 
 #include "analysis/advice.h"
 #include "analysis/advice_int.h"
+#include "analysis/anomaly/median.h"
 #include "analysis/report.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -470,22 +471,6 @@ static int fwd_imbalance(struct bcn_report *r, const struct bcn_advice_config *c
 	return imbalance(r, c, "forward", "fwd_imbalance", "forwarding node");
 }
 
-static int by_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (sorted in place), 0 for none. */
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), by_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The OST index of a Lustre target name (FS-OSTxxxx, hex), or -1. */
 static long ost_index(const char *name)
 {
@@ -553,7 +538,7 @@ static long slowest_ost(const struct bcn_report *r,
 			v[n++] = x;
 		}
 	}
-	*med = median(v, n);
+	*med = bcn_median(v, n);
 	free(v);
 	if (n < 2 || wi < 0 || *med <= 0)
 		return -1;
@@ -652,7 +637,7 @@ static int slow_fwd_in_job(struct bcn_report *r,
 			v[n++] = p->lat_mean_us;
 		}
 	}
-	med = median(v, n);
+	med = bcn_median(v, n);
 	free(v);
 	if (!w || !n || med <= 0 || worst * 100 < med * (double)c->slow_pct)
 		return 0;

@@ -173,8 +173,8 @@ static int client_record(void *arg, const struct bcn_record *r)
 	rep->other_ops += t.other_ops;
 	rep->op_count[r->u.io.op < BCN_IO_OP_MAX ? r->u.io.op :
 		      BCN_IO_OTHER] += r->u.io.count;
-	if ((rc = bcn_rfiles_add(&c->rf, r)) ||
-	    (rc = bcn_rnodes_add(&c->rn, r)))
+	if ((rc = bcn_rfiles_add(&c->rf, r, &t)) ||
+	    (rc = bcn_rnodes_add(&c->rn, r, &t)))
 		return rc;
 	if (t.meta_ops)
 		spread(c, c->cli.meta, r->t, 0, t.meta_ops);

@@ -273,13 +273,13 @@ static void stats_merge(struct bcn_rfiles_stats *dst,
 
 /* What record r adds, its pattern aside. */
 static void rec_figures(const struct bcn_rfiles *f, const struct bcn_record *r,
-			struct rf_rec *x)
+			const struct bcn_record_totals *t, struct rf_rec *x)
 {
 	const struct bcn_rec_io *io = &r->u.io;
 	uint64_t data;
 
 	memset(x, 0, sizeof(*x));
-	bcn_record_totals(r, &x->t);
+	x->t = *t;
 	data = x->t.read_ops + x->t.write_ops;
 	x->size = io->size;
 	x->t0 = r->t;
@@ -573,7 +573,8 @@ static int stream_find(struct bcn_rfiles *f, const struct bcn_record *r,
 	return 0;
 }
 
-int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
+int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r,
+		   const struct bcn_record_totals *t)
 {
 	const struct bcn_rec_io *io = &r->u.io;
 	struct bcn_rfiles_file *file;
@@ -584,7 +585,7 @@ int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r)
 
 	if (r->type != BCN_REC_IO || !io->count)
 		return 0;
-	rec_figures(f, r, &x);
+	rec_figures(f, r, t, &x);
 	if (same_stream(f, r)) {
 		file = f->last.file_ix == SIZE_MAX ? NULL :
 		       &f->files[f->last.file_ix];

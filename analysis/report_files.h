@@ -174,10 +174,12 @@ struct bcn_rfiles {
 void bcn_rfiles_init(struct bcn_rfiles *f, const struct bcn_rfiles_config *c);
 
 /* Counts io record r (others are ignored), of any process and file, in
- * any order. Bytes and operations are always counted (in the overflow
+ * any order; t is its bcn_record_totals() (the caller's, computed once
+ * per record). Bytes and operations are always counted (in the overflow
  * when a bound is hit: the result is then partial). Returns 0 or
  * -ENOMEM. */
-int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r);
+int bcn_rfiles_add(struct bcn_rfiles *f, const struct bcn_record *r,
+		   const struct bcn_record_totals *t);
 
 /* The files, groups and rows of what was added into *out (freed with
  * bcn_rfiles_result_free); f stays usable. Returns 0 or -ENOMEM. */

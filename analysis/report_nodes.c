@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/report_nodes.h"
+#include "analysis/anomaly/median.h"
 #include "common/error.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
@@ -243,9 +244,9 @@ found:
 	return 0;
 }
 
-int bcn_rnodes_add(struct bcn_rnodes *n, const struct bcn_record *r)
+int bcn_rnodes_add(struct bcn_rnodes *n, const struct bcn_record *r,
+		   const struct bcn_record_totals *t)
 {
-	struct bcn_record_totals t;
 	struct bcn_tally_entry *e;
 	size_t row;
 	uint64_t ops;
@@ -253,23 +254,22 @@ int bcn_rnodes_add(struct bcn_rnodes *n, const struct bcn_record *r)
 
 	if (r->type != BCN_REC_IO)
 		return 0;
-	bcn_record_totals(r, &t);
-	ops = t.read_ops + t.write_ops;
+	ops = t->read_ops + t->write_ops;
 	if (!ops)
 		return 0;
 	if ((rc = node_get(n, r->node, &e)))
 		return rc;
 	row = e && e->v[V_ROW] ? (size_t)e->v[V_ROW] - 1 : n->nrows;
-	spread(n, n->rd + row * n->ncols, r->t, r->dur, t.read_bytes);
-	spread(n, n->wr + row * n->ncols, r->t, r->dur, t.write_bytes);
+	spread(n, n->rd + row * n->ncols, r->t, r->dur, t->read_bytes);
+	spread(n, n->wr + row * n->ncols, r->t, r->dur, t->write_bytes);
 	if (!e)
 		return 0;
-	e->v[V_READ] += t.read_bytes;
-	e->v[V_WRITE] += t.write_bytes;
+	e->v[V_READ] += t->read_bytes;
+	e->v[V_WRITE] += t->write_bytes;
 	e->v[V_OPS] += ops;
 	e->v[V_BUSY] += r->u.io.busy;
 	return proc_add(n, (size_t)(e - n->names.e), e, r,
-			t.read_bytes + t.write_bytes, ops);
+			t->read_bytes + t->write_bytes, ops);
 }
 
 /* ---- the result ---- */
@@ -358,13 +358,6 @@ struct rn_item {
 	double bw;
 };
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -387,10 +380,9 @@ static int medians(const struct rn_item *it, size_t k, struct bcn_rnodes_judge *
 		tm[i] = it[i].time;
 		by[i] = it[i].bytes;
 	}
-	qsort(bw, k, sizeof(*bw), dbl_cmp);
 	qsort(tm, k, sizeof(*tm), u64_cmp);
 	qsort(by, k, sizeof(*by), u64_cmp);
-	j->median_bw = k % 2 ? bw[k / 2] : (bw[k / 2 - 1] + bw[k / 2]) / 2;
+	j->median_bw = bcn_median(bw, k);
 	j->median_time = k % 2 ? tm[k / 2] : tm[k / 2 - 1] / 2 + tm[k / 2] / 2 +
 			 (tm[k / 2 - 1] % 2 + tm[k / 2] % 2) / 2;
 	j->median_bytes = k % 2 ? by[k / 2] : by[k / 2 - 1] / 2 + by[k / 2] / 2 +

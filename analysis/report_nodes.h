@@ -165,10 +165,12 @@ struct bcn_rnodes {
 int bcn_rnodes_init(struct bcn_rnodes *n, const char *nodelist, int64_t from,
 		    int64_t to, const struct bcn_rnodes_config *c);
 
-/* Counts io record r (others are ignored): its bytes into the heatmap,
- * its data operations into its node and process. Returns 0 or -ENOMEM
- * (a bound makes the result partial instead). */
-int bcn_rnodes_add(struct bcn_rnodes *n, const struct bcn_record *r);
+/* Counts io record r (others are ignored), whose bcn_record_totals() is
+ * t: its bytes into the heatmap, its data operations into its node and
+ * process. Returns 0 or -ENOMEM (a bound makes the result partial
+ * instead). */
+int bcn_rnodes_add(struct bcn_rnodes *n, const struct bcn_record *r,
+		   const struct bcn_record_totals *t);
 
 /* The heatmap and the stragglers of what was added into *out (freed with
  * bcn_rnodes_result_free); n stays usable. Returns 0 or -ENOMEM. */

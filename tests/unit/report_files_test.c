@@ -58,8 +58,10 @@ static struct bcn_record rec(const struct io_spec *s)
 static void add(struct bcn_rfiles *f, const struct io_spec *s)
 {
 	struct bcn_record r = rec(s);
+	struct bcn_record_totals t;
 
-	assert_int_equal(bcn_rfiles_add(f, &r), 0);
+	bcn_record_totals(&r, &t);
+	assert_int_equal(bcn_rfiles_add(f, &r, &t), 0);
 }
 
 static void open_rec(struct bcn_rfiles *f, uint64_t pid, uint64_t file,
@@ -68,9 +70,11 @@ static void open_rec(struct bcn_rfiles *f, uint64_t pid, uint64_t file,
 	struct io_spec s = { .pid = pid, .op = BCN_IO_OPEN, .file = file,
 			     .count = 1, .t = t, .dur = 1000, .busy = 1000 };
 	struct bcn_record r = rec(&s);
+	struct bcn_record_totals tot;
 
 	r.u.io.path = path;
-	assert_int_equal(bcn_rfiles_add(f, &r), 0);
+	bcn_record_totals(&r, &tot);
+	assert_int_equal(bcn_rfiles_add(f, &r, &tot), 0);
 }
 
 static struct bcn_rfiles_config cfg(void)

@@ -37,6 +37,7 @@ static void add(struct bcn_rnodes *n, const char *node, uint64_t pid, int op,
 		uint64_t size, uint64_t count, int64_t t, int64_t dur,
 		uint64_t busy)
 {
+	struct bcn_record_totals tot;
 	struct bcn_record r;
 
 	bcn_record_init(&r, BCN_REC_IO);
@@ -51,7 +52,8 @@ static void add(struct bcn_rnodes *n, const char *node, uint64_t pid, int op,
 	r.u.io.count = count;
 	r.u.io.stride = (int64_t)size;
 	r.u.io.busy = busy;
-	assert_int_equal(bcn_rnodes_add(n, &r), 0);
+	bcn_record_totals(&r, &tot);
+	assert_int_equal(bcn_rnodes_add(n, &r, &tot), 0);
 }
 
 /* Rows and other add up to the total; valid JSON. */
