@@ -417,6 +417,35 @@ static int check_ctr(const struct bcn_sim_osc_ctr *c)
 	return c ? 0 : -EINVAL;
 }
 
+/* The [usecs] values of up to three sets of waiting times w[k] of n0,
+ * n1, n2 RPCs (sets without RPCs left out). */
+static void ctr_wait(struct ctr *c, const struct bcn_sim_osc_wait *w,
+		     uint64_t n0, uint64_t n1, uint64_t n2)
+{
+	const uint64_t n[3] = { n0, n1, n2 };
+	bool first = true;
+
+	for (int k = 0; k < 3; k++) {
+		if (!n[k])
+			continue;
+		if (first || w[k].min < c->min)
+			c->min = w[k].min;
+		if (first || w[k].max > c->max)
+			c->max = w[k].max;
+		c->sum += w[k].sum;
+		c->sumsq += w[k].sumsq;
+		first = false;
+	}
+}
+
+/* lprocfs_import_seq_show's avg_waittime: req_waittime's mean. */
+static uint64_t avg_wait(const struct bcn_sim_osc_ctr *c)
+{
+	uint64_t n = c->rpcs[0] + c->rpcs[1] + c->connects;
+
+	return n ? (c->wait[0].sum + c->wait[1].sum + c->wait[2].sum) / n : 0;
+}
+
 int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
 			  int64_t start_ns, const struct bcn_sim_osc_ctr *c)
 {
@@ -429,6 +458,7 @@ int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
 	 * opcodes (read_bytes, write_bytes), then the RPC opcodes */
 	ctr_plain(&cs[0], "req_waittime", c->rpcs[0] + c->rpcs[1] +
 		  c->connects);
+	ctr_wait(&cs[0], c->wait, c->rpcs[0], c->rpcs[1], c->connects);
 	ctr_plain(&cs[1], "req_active", c->active_n);
 	cs[1].unit = "reqs";
 	cs[1].min = c->active_min;
@@ -440,8 +470,11 @@ int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
 	ctr_bytes(&cs[3], "write_bytes", c->rpcs[1], c->min[1], c->max[1],
 		  c->bytes[1]);
 	ctr_plain(&cs[4], "ost_read", c->rpcs[0]);
+	ctr_wait(&cs[4], &c->wait[0], c->rpcs[0], 0, 0);
 	ctr_plain(&cs[5], "ost_write", c->rpcs[1]);
+	ctr_wait(&cs[5], &c->wait[1], c->rpcs[1], 0, 0);
 	ctr_plain(&cs[6], "ost_connect", c->connects);
+	ctr_wait(&cs[6], &c->wait[2], c->connects, 0, 0);
 	return put_stats(out, now_ns, start_ns, cs, NDEFS(cs));
 }
 
@@ -585,7 +618,7 @@ int bcn_sim_fmt_osc_import(struct bcn_buf *out,
 		"       inflight: %" PRIu64 "\n"
 		"       unregistering: 0\n"
 		"       timeouts: 0\n"
-		"       avg_waittime: 0 usecs\n"
+		"       avg_waittime: %" PRIu64 " usecs\n"
 		"    service_estimates:\n"
 		"       services: 1 sec\n"
 		"       network: 1 sec\n"
@@ -594,7 +627,8 @@ int bcn_sim_fmt_osc_import(struct bcn_buf *out,
 		"       peer_committed: 0\n"
 		"       last_checked: 0\n",
 		imp->device, imp->target, import_flags, imp->max_brw_size,
-		imp->nid, imp->nid, c->in_flight[0] + c->in_flight[1]);
+		imp->nid, imp->nid, c->in_flight[0] + c->in_flight[1],
+		avg_wait(c));
 	return rc ? rc : put_import_averages(out, c);
 }
 

@@ -13,8 +13,10 @@
  *
  * What the simulator does not model is written as a real server with the
  * same counts could have written it:
- *  - request latencies: every "[usecs]" counter has min, max, sum and
- *    sumsq 0 (requests served in under a microsecond);
+ *  - server request latencies: every "[usecs]" counter of an OST or MDT
+ *    has min, max, sum and sumsq 0 (requests served in under a
+ *    microsecond); the osc devices' carry what the caller counted (the
+ *    OST's modelled disk I/O time, ost_brw.h);
  *  - the sizes of single requests: of n requests of s bytes in all, the
  *    smallest min and the largest max, the other n - 2 are taken as equal
  *    as integers allow (q = (s - min - max) / (n - 2), the remainder as
@@ -95,13 +97,21 @@ int bcn_sim_fmt_mdt_jobstats(struct bcn_buf *out, int64_t now_ns,
  * index [0] reads, [1] writes. Bulk RPCs with their bytes and smallest
  * and largest size (modelled in the stats file as the OST's are);
  * req_active as samples, min, max, sum and sumsq of the requests active
- * as each was sent; the rpc_stats histograms of lprocfs: pages[d][i]
+ * as each was sent; the RPCs' waiting times from sending to the reply
+ * (reads, writes, connects); the rpc_stats histograms of lprocfs: pages[d][i]
  * RPCs of (2^(i-1), 2^i] pages (i = 0: 1 page), flight[d][n] RPCs sent
  * with n in flight (themselves included), offset[d][i] RPCs starting at
  * page offset 0 (i = 0) or in [2^(i-1), 2^i); and the gauges now. */
+/* The waiting times of some RPCs, microseconds. */
+struct bcn_sim_osc_wait {
+	uint64_t min, max, sum, sumsq;
+};
+
 struct bcn_sim_osc_ctr {
 	uint64_t rpcs[2], bytes[2], min[2], max[2];
 	uint64_t connects;                      /* ost_connect RPCs */
+	struct bcn_sim_osc_wait wait[3];        /* of the rpcs[0], rpcs[1]
+						 * and connects */
 	uint64_t active_n, active_min, active_max, active_sum, active_sumsq;
 	uint64_t pages[2][BCN_SIM_OSC_HIST];
 	uint64_t flight[2][BCN_SIM_OSC_HIST];
@@ -121,9 +131,10 @@ struct bcn_sim_osc_import {
 /* Formats an osc device's stats file (2.15 keeps it in debugfs,
  * /sys/kernel/debug/lustre/osc/<device>/stats): the three time lines as
  * bcn_sim_fmt_ost_stats, then the non-zero ptlrpc client counters in
- * their order: req_waittime (every RPC, [usecs], latencies 0),
+ * their order: req_waittime (every RPC, [usecs], c's wait[] together),
  * req_active ([reqs]), read_bytes and write_bytes ([bytes]), ost_read,
- * ost_write, ost_connect ([usecs]). Returns as bcn_sim_fmt_ost_stats. */
+ * ost_write, ost_connect ([usecs], wait[0], [1], [2]). Returns as
+ * bcn_sim_fmt_ost_stats. */
 int bcn_sim_fmt_osc_stats(struct bcn_buf *out, int64_t now_ns,
 			  int64_t start_ns, const struct bcn_sim_osc_ctr *c);
 
@@ -140,7 +151,8 @@ int bcn_sim_fmt_osc_rpc_stats(struct bcn_buf *out, int64_t now_ns,
 
 /* Formats an osc import file (/proc/fs/lustre/osc/<device>/import): the
  * YAML of lprocfs_import_seq_show for a FULL import of imp->target at
- * imp->nid, "inflight:" the RPCs in flight of c (reads and writes), the
+ * imp->nid, "inflight:" the RPCs in flight of c (reads and writes),
+ * "avg_waittime:" req_waittime's sum over its samples (0 without), the
  * bytes per RPC averages of the directions c has RPCs of. Returns 0,
  * -EINVAL (a NULL name) or a buf error. */
 int bcn_sim_fmt_osc_import(struct bcn_buf *out,

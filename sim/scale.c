@@ -410,9 +410,16 @@ static void send_ost(struct bcn_sim_scale *x, uint64_t i, uint64_t k)
 	r.u.ost.target = name;
 	r.u.ost.client = "";
 	r.u.ost.jobid = "";
-	if (ost_delta(&t->o, &t->po, &r))
+	if (ost_delta(&t->o, &t->po, &r) | bcn_sim_brw_delta(&t->brw, &t->pbrw, &r))
 		add(x, k, &r);
 	t->po = t->o;
+	t->pbrw = t->brw;
+	/* job records carry no histograms (whole-target only) */
+	bcn_record_init(&r, BCN_REC_OST);
+	r.t = tick_t(s);
+	r.dur = tick_ns(s);
+	r.u.ost.target = name;
+	r.u.ost.client = "";
 	for (j = 0; j < t->njobs; j++) {
 		struct bcn_sim_jctr *jc = &t->jobs[j];
 
@@ -677,6 +684,7 @@ void bcn_sim_scale_skip(struct bcn_sim_scale *x)
 
 		t->po = t->o;
 		t->pm = t->m;
+		t->pbrw = t->brw;
 		for (j = 0; j < t->njobs; j++) {
 			t->jobs[j].po = t->jobs[j].o;
 			t->jobs[j].pm = t->jobs[j].m;

@@ -89,6 +89,12 @@ const struct bcn_config_opt bcn_sim_options[] = {
 	  .help = "Metadata operations per second one MDT serves." },
 	{ "rpc_bytes", BCN_CFG_SIZE, M(rpc_bytes), .min = 4096,
 	  .max = 64u << 20, .def = "1M", .help = "Bytes per bulk RPC." },
+	{ "ost_io_ms", BCN_CFG_UINT, M(ost_io_ms), .min = 1,
+	  .max = BCN_SIM_BRW_IO_MS_MAX, .def = "8",
+	  .help = "Milliseconds of disk time one bulk I/O of rpc_bytes takes "
+		  "on an idle OST; under load it grows as 1 / (1 - u), u the "
+		  "OST's utilisation (at most 0.95), and a slow_ost divides it "
+		  "by its FACTOR (brw_stats' I/O time, the osc req_waittime)." },
 	{ "stripe_count", BCN_CFG_UINT, M(stripe_count), .min = 1,
 	  .max = 2000, .def = "4",
 	  .help = "OSTs a shared (N-1) file is striped over." },

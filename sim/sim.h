@@ -55,6 +55,8 @@ struct bcn_sim_conf {
 	uint64_t fwd_md_cost_us;        /* a server thread's time per
 					 * metadata request */
 	uint64_t rpc_bytes;             /* bytes per bulk RPC */
+	uint64_t ost_io_ms;             /* disk time of one bulk I/O on an
+					 * idle OST */
 	uint64_t stripe_count;          /* OSTs of a shared (N-1) file */
 	uint64_t jobs_per_hour;         /* random stream; 0: none */
 	uint64_t job_nodes_max;

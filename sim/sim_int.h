@@ -7,6 +7,7 @@
 
 #include "common/buf.h"
 #include "sim/lustre_out.h"
+#include "sim/ost_brw.h"
 #include "sim/sim.h"
 
 #define BCN_SIM_NS 1000000000LL
@@ -71,6 +72,10 @@ struct bcn_sim_target {
 	struct bcn_sim_jctr *jobs;
 	size_t njobs, cap;
 	uint64_t demand;                /* this tick */
+	struct bcn_sim_brw_ctr brw;     /* OSTs: brw_stats (ost_brw.h) */
+	struct bcn_sim_brw_ctr pbrw;    /* scale mode: brw when last sent */
+	double io_ms;                   /* OSTs: this tick's mean disk I/O
+					 * time, ms (0 before the first) */
 };
 
 /* One forwarding node: what it was asked and served this tick, and its

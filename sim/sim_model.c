@@ -376,6 +376,7 @@ static void serve(struct bcn_sim *s, struct bcn_sim_job *j,
 	j->served += bcn_sim_osc_serve(s, j, ost, write, bytes, all, nd);
 	bcn_sim_truth_ost(s, j, ost);
 	add_bulk(&t->o, write, all, s->c.rpc_bytes);
+	bcn_sim_brw_bulk(&t->brw, write, all, s->c.rpc_bytes);
 	jc = jctr(t, j->id);
 	if (jc) {
 		add_bulk(&jc->o, write, all, s->c.rpc_bytes);
@@ -385,6 +386,32 @@ static void serve(struct bcn_sim *s, struct bcn_sim_job *j,
 		s->tot.write_bytes += all;
 	else
 		s->tot.read_bytes += all;
+}
+
+/* This tick's disk I/O time of each OST (ost_brw.h): ost_io_ms under
+ * the queueing of what it served and an injected slowness; its I/Os of
+ * the tick get their times, spread with a phase per OST and direction
+ * from the seed and the tick (not from the job stream's generator). */
+static void ost_times(struct bcn_sim *s)
+{
+	double cap = (double)s->c.ost_bw * s->tick_s, phase[2], u;
+	uint64_t i, h;
+	int d;
+
+	for (i = 0; i < s->nost; i++) {
+		struct bcn_sim_target *t = &s->ost[i];
+
+		u = cap > 0 ? (double)t->brw.tick_bytes / cap : 0;
+		t->io_ms = bcn_sim_brw_io_ms((double)s->c.ost_io_ms, u,
+					     bcn_sim_slow(s->inj, s->ninj, i,
+							  s->tick));
+		for (d = 0; d < 2; d++) {
+			h = bcn_sim_hash2(s->c.seed ^ ((uint64_t)s->tick << 20),
+					  2 * i + (uint64_t)d);
+			phase[d] = (double)(h >> 11) / 9007199254740992.0;
+		}
+		bcn_sim_brw_settle(&t->brw, t->io_ms, s->tick_s, phase);
+	}
 }
 
 /* The metadata operations job j asks of its MDT this tick, by op. */
@@ -491,6 +518,7 @@ void bcn_sim_model_tick(struct bcn_sim *s)
 		if (s->jobs[i].phase == BCN_SIM_P_READ ||
 		    s->jobs[i].phase == BCN_SIM_P_WRITE)
 			place(s, &s->jobs[i], serve, &s->jobs[i].phase);
+	ost_times(s);
 	bcn_sim_osc_tick(s);
 	metadata(s);
 	bcn_sim_fwd_lines(s);

@@ -12,7 +12,9 @@
  * RPCs of rpc_bytes (the last smaller), counted as Lustre's osc does:
  * pages per RPC, RPCs in flight as each was sent (a burst ramps up from
  * 1, then runs at the OST's level: 8, max_rpcs_in_flight, times its
- * utilisation, at least 1), starting page offset (a burst starts at 0).
+ * utilisation, at least 1), starting page offset (a burst starts at 0);
+ * each RPC waits for its reply the OST's modelled disk I/O time of the
+ * tick (sim_model.c, ost_brw.h), a connect CONNECT_US.
  *
  * cache_thrash: the forwarding node's page cache evicts what it just
  * read, so its client reads FACTOR times what its compute nodes asked
@@ -40,6 +42,7 @@
 #define RIF_MAX 8               /* osc max_rpcs_in_flight, default */
 #define THRASH_MAX 100          /* largest cache_thrash FACTOR */
 #define INSTANCE_BASE UINT64_C(0xffff880000000000)
+#define CONNECT_US 250          /* an ost_connect RPC's round trip */
 #define DIR_MAX (BCN_SIM_PATH_MAX + 256)
 
 /* One osc device: its counters and this tick's bytes, [0] read, [1]
@@ -64,6 +67,9 @@ static void dev_init(struct bcn_sim_osc *d)
 	d->c.connects = 1;
 	d->c.active_n = d->c.active_min = d->c.active_max = 1;
 	d->c.active_sum = d->c.active_sumsq = 1;
+	d->c.wait[2] = (struct bcn_sim_osc_wait){ CONNECT_US, CONNECT_US,
+						  CONNECT_US,
+						  CONNECT_US * CONNECT_US };
 }
 
 static int parse_thrash(struct bcn_sim *s, const char *spec,
@@ -366,10 +372,23 @@ static void count_rpcs(struct bcn_sim_osc *d, int dir, uint64_t n,
 		c->active_max = level;
 }
 
+/* n RPCs each waiting us microseconds for their reply. */
+static void count_wait(struct bcn_sim_osc_wait *w, bool first, uint64_t n,
+		       uint64_t us)
+{
+	if (first || us < w->min)
+		w->min = us;
+	if (first || us > w->max)
+		w->max = us;
+	w->sum += n * us;
+	w->sumsq += n * us * us;
+}
+
 /* This tick's bytes of one direction of d as RPCs: n - 1 of rpc bytes
- * and a last one of the rest; a burst's first RPCs ramp up to cap in
- * flight. */
-static void rpcs(struct bcn_sim_osc *d, int dir, uint64_t rpc, uint64_t cap)
+ * and a last one of the rest, each waiting wait_us; a burst's first RPCs
+ * ramp up to cap in flight. */
+static void rpcs(struct bcn_sim_osc *d, int dir, uint64_t rpc, uint64_t cap,
+		 uint64_t wait_us)
 {
 	struct bcn_sim_osc_ctr *c = &d->c;
 	uint64_t b = d->tick[dir], n = (b + rpc - 1) / rpc, k = 0;
@@ -382,6 +401,7 @@ static void rpcs(struct bcn_sim_osc *d, int dir, uint64_t rpc, uint64_t cap)
 	}
 	count_rpcs(d, dir, n - 1 - k, rpc, cap);
 	count_rpcs(d, dir, 1, last, d->busy[dir] || n >= cap ? cap : n);
+	count_wait(&c->wait[dir], c->rpcs[dir] == 0, n, wait_us);
 	c->rpcs[dir] += n;
 	c->bytes[dir] += b;
 	if (!c->min[dir] || last < c->min[dir])
@@ -396,16 +416,18 @@ static void rpcs(struct bcn_sim_osc *d, int dir, uint64_t rpc, uint64_t cap)
 void bcn_sim_osc_tick(struct bcn_sim *s)
 {
 	struct bcn_sim_osc *d;
-	uint64_t f, o, cap;
+	uint64_t f, o, cap, wait;
 	int dir;
 
 	for (o = 0; o < s->nost; o++) {
 		cap = flight_level(s, o);
+		wait = (uint64_t)llround(s->ost[o].io_ms * 1000.0);
 		for (f = 0; f < s->nfwd; f++) {
 			d = s->osc->dev[f * s->nost + o];
 			for (dir = 0; d && dir < 2; dir++) {
 				if (d->tick[dir]) {
-					rpcs(d, dir, s->c.rpc_bytes, cap);
+					rpcs(d, dir, s->c.rpc_bytes, cap,
+					     wait);
 					continue;
 				}
 				d->c.in_flight[dir] = 0;

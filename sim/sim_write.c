@@ -48,6 +48,20 @@ static int write_buf(const char *dir, const char *name, struct bcn_buf *b)
 	return rc;
 }
 
+/* The OST's brw_stats where 2.15 on ldiskfs has it, in debugfs. */
+static int write_brw(struct bcn_sim *s, size_t i)
+{
+	char dir[DIR_MAX];
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/oss%03zu/sys/kernel/debug/lustre/"
+		 "osd-ldiskfs/%s-OST%04zx", s->c.out,
+		 i / s->c.osts_per_oss + 1, s->c.fsname, i);
+	rc = bcn_sim_fmt_brw_stats(&s->scratch, now_ns(s), s->epoch_ns,
+				   &s->ost[i].brw);
+	return rc ? rc : write_buf(dir, "brw_stats", &s->scratch);
+}
+
 static int write_ost(struct bcn_sim *s, size_t i)
 {
 	struct bcn_sim_target *t = &s->ost[i];
@@ -63,6 +77,9 @@ static int write_ost(struct bcn_sim *s, size_t i)
 	rc = bcn_sim_fmt_ost_stats(&s->scratch, now, s->epoch_ns, &t->o);
 	if (!rc)
 		rc = write_buf(dir, "stats", &s->scratch);
+	if (rc)
+		return rc;
+	rc = write_brw(s, i);
 	if (rc)
 		return rc;
 	bcn_sim_target_cleanup(s, t);
@@ -270,6 +287,10 @@ int bcn_sim_write_truth(struct bcn_sim *s)
 			 "\"node\":\"oss%03" PRIu64 "\",\"factor\":%.6g",
 			 s->c.fsname, in->ost, in->ost / s->c.osts_per_oss + 1,
 			 in->factor);
+		/* its disk I/O time over a healthy OST's at the same load */
+		if (in->factor > 0)
+			snprintf(f + strlen(f), sizeof(f) - strlen(f),
+				 ",\"io_time_ratio\":%.6g", 1.0 / in->factor);
 		rc = truth_line(s, in, "slow_ost", f);
 	}
 	for (i = 0; !rc && i < s->nfinj; i++) {

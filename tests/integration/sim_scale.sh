@@ -14,7 +14,9 @@
 #    type, per switch port the bytes and packets, per compute node the
 #    bytes read and written, per forwarding node the bytes of its request
 #    log and per osc device its bytes read and written, summed over the 10
-#    ticks, are exactly the files' totals.
+#    ticks, are exactly the files' totals; per OST the whole-target
+#    records' pages and I/O time histograms, summed, are the brw_stats
+#    rows (every I/O timed).
 set -euo pipefail
 : "${BCN_BUILD:?}" "${BCN_SRC:?}"
 # shellcheck source=tests/lib/sim.sh

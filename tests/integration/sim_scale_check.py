@@ -91,6 +91,50 @@ for path in glob.glob(f"{T}/files/oss*/proc/fs/lustre/obdfilter/*/stats"):
               f"{tgt} {name}: sent {ost[(tgt, k)]}, file {stat_sum(text, name)}")
 check(nost == 4 and sum(ost.values()) > 0, f"{nost} OSTs, bytes {sum(ost.values())}")
 
+# 3b. OSTs: the whole-target records' brw_stats histograms, summed over
+# the run, against the file's rows (label 2^i in record bucket i)
+def brw_rows(text):
+    """{(section title, column): {bucket: count}} of a brw_stats file."""
+    out, title = collections.defaultdict(collections.Counter), None
+    for ln in text.splitlines():
+        m = re.match(r"(\d+)([KM]?):\s+(\d+)\s+\d+\s+\d+\s+\|\s+(\d+)", ln)
+        if m and title:
+            v = int(m.group(1)) << {"": 0, "K": 10, "M": 20}[m.group(2)]
+            b = v.bit_length() - 1 if v else 0
+            out[(title, 0)][b] += int(m.group(3))
+            out[(title, 1)][b] += int(m.group(4))
+        elif "% cum %" in ln:
+            title = ln.split("  ")[0].strip()
+    return out
+
+
+hist = collections.defaultdict(collections.Counter)
+for r in recs["ost"]:
+    if r["jobid"] == "" and r["client"] == "":
+        for f in ("pages_read", "pages_write", "iotime_read", "iotime_write"):
+            for b, n in enumerate(r.get(f, [])):
+                hist[(r["target"], f)][b] += n
+nbrw = 0
+for path in glob.glob(f"{T}/files/oss*/sys/kernel/debug/lustre/"
+                      "osd-ldiskfs/*/brw_stats"):
+    tgt = path.split("/")[-2]
+    rows = brw_rows(open(path).read())
+    nbrw += 1
+    for f, sec, col in (("pages_read", "pages per bulk r/w", 0),
+                        ("pages_write", "pages per bulk r/w", 1),
+                        ("iotime_read", "I/O time (1/1000s)", 0),
+                        ("iotime_write", "I/O time (1/1000s)", 1)):
+        want = +rows[(sec, col)]
+        got = +hist[(tgt, f)]
+        check(got == want, f"{tgt} {f}: sent {dict(got)}, file {dict(want)}")
+        check(sec != "I/O time (1/1000s)" or
+              sum(got.values()) == sum(rows[("pages per bulk r/w", col)].values()),
+              f"{tgt} {f}: {sum(got.values())} I/Os timed of "
+              f"{sum(rows[('pages per bulk r/w', col)].values())}")
+check(nbrw == 4 and sum(sum(h.values()) for (t, f), h in hist.items()
+                        if f.startswith("iotime")) > 0,
+      f"{nbrw} brw_stats files, histograms {dict(hist)}")
+
 # 4. MDT operations by type against md_stats
 md = collections.Counter()
 for r in recs["mds"]:

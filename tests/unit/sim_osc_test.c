@@ -2,7 +2,8 @@
  * the osc formatters of sim/lustre_out.c): the stats, rpc_stats and
  * import files parse back through beacon-fwdd's own parsers
  * (collectors/lustre: lustre_osc, lustre_stats, lustre_hist) with the values
- * given, in 2.15's layout; in a simulated cluster with overloaded OSTs,
+ * given, in 2.15's layout (waiting times per opcode and together); in a
+ * simulated cluster with overloaded OSTs,
  * a slow forwarding node and N-1, N-N and N-M jobs spanning forwarding
  * nodes, each OST's osc bytes summed over the forwarding nodes are what
  * the OST's own stats say it served, and each forwarding node's osc bytes
@@ -230,6 +231,41 @@ static void test_format_import(void **state)
 				"       bytes_per_rpc: 4096\n"));
 	imp.nid = NULL;
 	assert_int_equal(bcn_sim_fmt_osc_import(&b, &imp, &c), -EINVAL);
+	bcn_buf_free(&b);
+}
+
+/* Waiting times: ost_read, ost_write and ost_connect each their own,
+ * req_waittime all of them together, the import their mean. */
+static void test_format_waittime(void **state)
+{
+	struct bcn_sim_osc_import imp = { "a-OST0000-osc-1", "a-OST0000",
+					  "n@tcp", MIB };
+	struct bcn_sim_osc_ctr c;
+	struct bcn_buf b;
+
+	(void)state;
+	sample_ctr(&c);
+	/* 100 reads of 10 ms, 3 writes of 20 to 40 ms, a connect 250 us */
+	c.wait[0] = (struct bcn_sim_osc_wait){ 10000, 10000, 1000000,
+					       100 * 10000ull * 10000 };
+	c.wait[1] = (struct bcn_sim_osc_wait){ 20000, 40000, 90000,
+					       2900000000ull };
+	c.wait[2] = (struct bcn_sim_osc_wait){ 250, 250, 250, 62500 };
+	bcn_buf_init(&b, 1 << 20);
+	assert_int_equal(bcn_sim_fmt_osc_stats(&b, NOW_NS, START_NS, &c), 0);
+	assert_non_null(strstr(text(&b), "\nreq_waittime              104 "
+				"samples [usecs] 250 40000 1090250 "
+				"12900062500\n"));
+	assert_non_null(strstr(text(&b), "\nost_read                  100 "
+				"samples [usecs] 10000 10000 1000000 "
+				"10000000000\n"));
+	assert_non_null(strstr(text(&b), "\nost_write                 3 "
+				"samples [usecs] 20000 40000 90000 "
+				"2900000000\n"));
+	assert_non_null(strstr(text(&b), "\nost_connect               1 "
+				"samples [usecs] 250 250 250 62500\n"));
+	assert_int_equal(bcn_sim_fmt_osc_import(&b, &imp, &c), 0);
+	assert_non_null(strstr(text(&b), "       avg_waittime: 10483 usecs\n"));
 	bcn_buf_free(&b);
 }
 
@@ -635,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_format_stats),
 		cmocka_unit_test(test_format_rpc_stats),
 		cmocka_unit_test(test_format_import),
+		cmocka_unit_test(test_format_waittime),
 		cmocka_unit_test(test_idle_device),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_thrash),
