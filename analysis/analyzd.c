@@ -36,10 +36,7 @@ const struct bcn_config_opt bcn_analyzd_options[] = {
 	BCN_DETECT_CONFIG_OPTIONS(struct bcn_analyzd_config, detect),
 	BCN_ALERT_CONFIG_OPTIONS(struct bcn_analyzd_config, alert),
 	BCN_JOBCHECK_CONFIG_OPTIONS(struct bcn_analyzd_config, jobcheck),
-	{ "detect_interval", BCN_CFG_DURATION, M(anomaly_interval_ms),
-	  .max = 86400000, .def = "1h",
-	  .help = "How often the component anomaly detectors run over the "
-		  "store (each round reads anomaly_lookback); 0: never." },
+	BCN_CATCHUP_CONFIG_OPTIONS(struct bcn_analyzd_config, catchup),
 	{ "sacct_command", BCN_CFG_STRING, M(sacct_command),
 	  .help = "Command (run by /bin/sh) printing the batch system's job "
 		  "records as sacct --parsable2 with a header, e.g. \"sacct "
@@ -79,6 +76,7 @@ struct analyzd {
 	struct bcn_stores store;
 	struct bcn_jobdb *db;
 	struct bcn_cache *cache;
+	struct bcn_catchup *catchup;
 	struct bcn_complain sacct_c, report_c, cache_c, detect_c, alert_c;
 	struct bcn_buf json;
 	/* jobs whose report failed wait HOLD_NS before the next try, so that
@@ -294,37 +292,53 @@ static int start(struct analyzd *a, const struct bcn_analyzd_config *cfg)
 	return 0;
 }
 
-/* One round of the component detectors over the window ending at to;
- * after a pause longer than the lookback, the missed windows first. */
-static void detect(struct analyzd *a, int64_t *done, int64_t to)
+/* The alerts of what a catch-up round found, before a later round of the
+ * same check closes it. */
+static void alerts(struct analyzd *a);
+
+static void after_round(void *arg, int64_t end)
 {
-	const int64_t look = a->cfg->detect.lookback_ms * MS;
-	struct bcn_detect_stats ds;
+	struct analyzd *a = arg;
+
+	(void)end;
+	if (a->cfg->alert.smtp_url[0])
+		alerts(a);
+}
+
+/* One check of the component detectors: every complete interval not yet
+ * examined, or changed since, in time order (analysis/anomaly/catchup.h). */
+static void detect(struct analyzd *a, bool settled)
+{
+	struct bcn_catchup_stats cs;
 	char err[512];
+	int rc;
 
-	if (*done == 0 || *done < to - 30 * 86400000ll * MS)
-		*done = to - look;
-	do {
-		int64_t end = *done + look < to ? *done + look : to;
-		int rc = bcn_detect_round(&a->cfg->detect, &a->store, a->db, end,
-					  now_ns(), NULL, NULL, &ds, err,
-					  sizeof(err));
-
-		a->st->detect_rounds++;
-		if (rc) {
-			a->st->detect_failed++;
-			bcn_complain(&a->detect_c, BCN_LOG_ERR, "%s", err);
-			return;
-		}
-		a->st->anomalies_new += ds.inserted;
-		a->st->anomalies_grown += ds.updated;
-		if (ds.inserted || ds.updated || ds.skipped)
-			BCN_NOTICE("anomaly detection to %" PRId64 ": %" PRIu64
-				   " new, %" PRIu64 " grown, %" PRIu64 " closed, %"
-				   PRIu64 " components skipped", end / 1000000000,
-				   ds.inserted, ds.updated, ds.closed, ds.skipped);
-		*done = end;
-	} while (*done < to);
+	memset(&cs, 0, sizeof(cs));
+	do {    /* a single pass (--once) goes on until nothing is left */
+		cs.pending = 0;
+		rc = bcn_catchup_check(a->catchup, &a->cfg->detect, &a->store,
+				       a->db, now_ns(), settled, after_round, a,
+				       &cs, err, sizeof(err));
+	} while (!rc && settled && cs.pending);
+	a->st->detect_rounds += cs.rounds;
+	a->st->detect_reopened += cs.reopened;
+	a->st->anomalies_new += cs.inserted;
+	a->st->anomalies_grown += cs.updated;
+	if (cs.watermark)
+		a->st->detect_watermark = cs.watermark;
+	if (rc) {
+		a->st->detect_failed++;
+		bcn_complain(&a->detect_c, BCN_LOG_ERR, "%s", err);
+	}
+	if (cs.rounds || cs.inserted || cs.updated || cs.skipped)
+		BCN_NOTICE("anomaly detection: %" PRIu64 " intervals examined (%"
+			   PRIu64 " re-opened by late data, %" PRIu64 " empty, %"
+			   PRIu64 " left for the next check), watermark %" PRId64
+			   ": %" PRIu64 " new, %" PRIu64 " grown, %" PRIu64
+			   " closed, %" PRIu64 " components skipped", cs.rounds,
+			   cs.reopened, cs.empty, cs.pending, cs.watermark /
+			   1000000000, cs.inserted, cs.updated, cs.closed,
+			   cs.skipped);
 }
 
 /* Queues and sends the alert e-mails that are due. */
@@ -362,13 +376,17 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 		    volatile sig_atomic_t *stop, struct bcn_analyzd_stats *st)
 {
 	struct analyzd a = { .cfg = cfg, .st = st };
-	int64_t next_sacct = 0, next_live = 0, next_detect = 0, done = 0, t;
+	int64_t next_sacct = 0, next_live = 0, next_detect = 0, t;
 	int64_t last_detect = 0;
 	int rc;
 
 	bcn_buf_init(&a.json, 64u << 20);
 	if ((rc = start(&a, cfg)))
 		goto out;
+	if ((rc = bcn_catchup_new(&cfg->catchup, &a.catchup))) {
+		BCN_ERR("out of memory");
+		goto out;
+	}
 	BCN_NOTICE("started: reports %s, sacct %s", a.cache ? "cached" :
 		   "not cached", cfg->sacct_command[0] ? "polled" : "not polled");
 	while (!*stop) {
@@ -382,11 +400,12 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 			live_reports(&a, stop);
 			next_live = t + cfg->live_interval_ms * MS;
 		}
-		/* hourly, and after a large job ended (at most every 5 min) */
-		if (cfg->anomaly_interval_ms && (t >= next_detect ||
+		/* every detect_check, and after a large job ended (at most
+		 * every 5 min); --once takes the counts as settled */
+		if (cfg->catchup.interval_ms && (t >= next_detect ||
 		    (a.large_ended && t >= last_detect + LARGE_DETECT_NS))) {
-			detect(&a, &done, now_ns());
-			next_detect = t + cfg->anomaly_interval_ms * MS;
+			detect(&a, cfg->once);
+			next_detect = t + cfg->catchup.check_ms * MS;
 			last_detect = t;
 			a.large_ended = false;
 		}
@@ -408,6 +427,7 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 		   st->alerts_failed);
 out:
 	bcn_buf_free(&a.json);
+	bcn_catchup_free(a.catchup);
 	bcn_cache_close(a.cache);
 	bcn_stores_close(&a.store);
 	if (a.db)

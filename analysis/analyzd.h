@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "analysis/anomaly/alert.h"
+#include "analysis/anomaly/catchup.h"
 #include "analysis/anomaly/detect.h"
 #include "analysis/anomaly/jobcheck.h"
 #include "analysis/cache.h"
@@ -33,7 +34,7 @@ struct bcn_analyzd_config {
 	struct bcn_detect_config detect;
 	struct bcn_alert_config alert;
 	struct bcn_jobcheck_config jobcheck;
-	int64_t anomaly_interval_ms;    /* component detectors; 0: never */
+	struct bcn_catchup_config catchup;      /* component detectors */
 	char sacct_command[BCN_ANALYZD_CMD_MAX];
 	int64_t sacct_interval_ms;
 	uint64_t sacct_max;             /* bytes of sacct output read */
@@ -51,6 +52,8 @@ struct bcn_analyzd_stats {
 	uint64_t rounds, reports, live_reports, failed, partial;
 	uint64_t sacct_runs, sacct_failed, jobs_imported, jobs_rejected;
 	uint64_t detect_rounds, detect_failed, anomalies_new, anomalies_grown;
+	uint64_t detect_reopened;        /* intervals late data changed */
+	int64_t detect_watermark;       /* ns; 0: none yet */
 	uint64_t alerts_sent, alerts_failed, alerts_deferred;
 	uint64_t jobs_checked, job_anomalies;
 };

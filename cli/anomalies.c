@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/anomaly/catchup.h"
 #include "analysis/anomaly/detect.h"
 #include "analysis/anomaly/jobcheck.h"
 #include "analysis/stores.h"
@@ -32,6 +33,7 @@ struct an_conf {
 	struct bcn_stores_config stores;
 	struct bcn_jobdb_config db;
 	struct bcn_detect_config det;
+	struct bcn_catchup_config cu;
 	struct bcn_jobcheck_config jc;         /* known keys; used by analyzd */
 	char since[BCN_TIMEFMT_IN_MAX + 1], until[BCN_TIMEFMT_IN_MAX + 1];
 	char at[BCN_TIMEFMT_IN_MAX + 1];
@@ -47,6 +49,7 @@ static const struct bcn_config_opt tab[] = {
 	BCN_STORES_CONFIG_OPTIONS(struct an_conf, stores),
 	BCN_JOBDB_CONFIG_OPTIONS(struct an_conf, db),
 	BCN_DETECT_CONFIG_OPTIONS(struct an_conf, det),
+	BCN_CATCHUP_CONFIG_OPTIONS(struct an_conf, cu),
 	BCN_JOBCHECK_CONFIG_OPTIONS(struct an_conf, jc),
 	{ "since", BCN_CFG_STRING, M(since),
 	  .help = "Anomalies whose window reaches T or later (epoch seconds "
@@ -67,7 +70,9 @@ static const struct bcn_config_opt tab[] = {
 	{ "user", BCN_CFG_STRING, M(user), .def = "",
 	  .help = "ack: who acknowledges (default: $USER)." },
 	{ "at", BCN_CFG_STRING, M(at),
-	  .help = "detect: the end of the window (default: now)." },
+	  .help = "detect: one round over the window ending at T (default: "
+		  "every complete interval not yet examined, as beacon-analyzd "
+		  "does)." },
 	{ .name = NULL }
 };
 #undef M
@@ -163,6 +168,35 @@ static int ack(struct an_conf *c, struct bcn_jobdb *db, const char *idarg,
 	return 0;
 }
 
+/* Every complete interval not yet examined or changed since, as
+ * beacon-analyzd's checks do, until none is left. */
+static int catch_up(struct an_conf *c, const struct bcn_stores *st,
+		    struct bcn_jobdb *db, char *err)
+{
+	struct bcn_catchup_stats cs;
+	struct bcn_catchup *cu = NULL;
+	int rc;
+
+	memset(&cs, 0, sizeof(cs));
+	if (!c->cu.interval_ms)
+		c->cu.interval_ms = 3600000;
+	if ((rc = bcn_catchup_new(&c->cu, &cu)))
+		return bcn_fail(err, ERR_MAX, rc, "out of memory");
+	do {
+		cs.pending = 0;
+		rc = bcn_catchup_check(cu, &c->det, st, db, bcn_real_ns(), true,
+				       NULL, NULL, &cs, err, ERR_MAX);
+	} while (!rc && cs.pending);
+	bcn_catchup_free(cu);
+	if (!rc)
+		printf("%" PRIu64 " intervals examined (%" PRIu64 " re-opened by "
+		       "late data, %" PRIu64 " empty): %" PRIu64 " new, %" PRIu64
+		       " grown, %" PRIu64 " closed, %" PRIu64 " components "
+		       "skipped\n", cs.rounds, cs.reopened, cs.empty, cs.inserted,
+		       cs.updated, cs.closed, cs.skipped);
+	return rc;
+}
+
 static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 {
 	struct bcn_stores st = { .n = 0 };
@@ -177,6 +211,10 @@ static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 	c->store.cfg.existing = true;
 	if ((rc = bcn_stores_open(&c->store.cfg, &c->stores, &st, err, ERR_MAX)))
 		return rc;
+	if (!c->at[0]) {
+		rc = catch_up(c, &st, db, err);
+		goto out;
+	}
 	rc = bcn_detect_round(&c->det, &st, db, at, bcn_real_ns(), NULL, NULL, &ds,
 			      err, ERR_MAX);
 	if (!rc)
@@ -184,6 +222,7 @@ static int detect(struct an_conf *c, struct bcn_jobdb *db, char *err)
 		       " new, %" PRIu64 " grown), %" PRIu64 " closed, %" PRIu64
 		       " components skipped\n", ds.records, ds.found, ds.inserted,
 		       ds.updated, ds.closed, ds.skipped);
+out:
 	bcn_stores_close(&st);
 	return rc;
 }

@@ -19,7 +19,7 @@
 #include "common/config.h"
 #include "jobs/job.h"
 
-#define BCN_JOBDB_SCHEMA 3              /* the newest schema this knows */
+#define BCN_JOBDB_SCHEMA 4              /* the newest schema this knows */
 #define BCN_JOBDB_HOST_MAX 256
 #define BCN_JOBDB_NAME_MAX 64
 #define BCN_JOBDB_NODES_MAX (1u << 20)  /* nodes one job may name */

@@ -25,7 +25,8 @@ enum {
 	BCN_JOBDB_LAZY_ALERT = 16,      /* alerts.c: 16 slots */
 	BCN_JOBDB_LAZY_USER = 32,       /* users.c: 16 slots */
 	BCN_JOBDB_LAZY_HISTORY = 48,    /* history.c: 16 slots */
-	BCN_JOBDB_LAZY_MAX = 64
+	BCN_JOBDB_LAZY_MARK = 64,       /* marks.c: 16 slots */
+	BCN_JOBDB_LAZY_MAX = 80
 };
 
 /* The strings of a job read back. */

@@ -219,6 +219,22 @@ static const char *const v3[] = {
 	NULL,
 };
 
+/* Version 4: what the component anomaly detectors have examined
+ * (jobdb/marks.h, docs/anomaly.md "Catch-up"): per record store and
+ * interval, the records it held when it was examined. */
+static const char *const v4[] = {
+	"CREATE TABLE IF NOT EXISTS detect_marks ("
+	" store VARCHAR(255) NOT NULL,"
+	" t_ns BIGINT NOT NULL,"
+	" len_ns BIGINT NOT NULL,"
+	" records BIGINT UNSIGNED NOT NULL,"
+	" examined_ns BIGINT NOT NULL,"
+	" rounds INT UNSIGNED NOT NULL DEFAULT 1,"
+	" PRIMARY KEY (store, t_ns)"
+	") ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin",
+	NULL,
+};
+
 const char *const *const bcn_jobdb_migrations[BCN_JOBDB_SCHEMA_MAX + 1] = {
-	NULL, v1, v2, v3,
+	NULL, v1, v2, v3, v4,
 };

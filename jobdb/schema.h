@@ -2,7 +2,7 @@
 #ifndef BCN_JOBDB_SCHEMA_H
 #define BCN_JOBDB_SCHEMA_H
 
-#define BCN_JOBDB_SCHEMA_MAX 3
+#define BCN_JOBDB_SCHEMA_MAX 4
 
 /* bcn_jobdb_migrations[n]: the NULL-terminated statements that bring a
  * database from version n - 1 to n (index 0 unused). */

@@ -3,7 +3,10 @@
  * batches (so the store must drop the repeats), and writes what it stored
  * to another file, one JSON object per record:
  *   {"seq":S,"idx":I,"totals":{"read_bytes":..,...},"rec":{record JSON}}
- * usage: storefill CONFIG EXPECTED_OUT [RECORDS [START_EPOCH_SECONDS]] */
+ * usage: storefill CONFIG EXPECTED_OUT [RECORDS [START_EPOCH_SECONDS
+ *        [SPAN_SECONDS]]]
+ * Records lie over two days and a bit from two hours before START, or,
+ * with SPAN, in [START, START + SPAN) (late data into one interval). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,6 +24,7 @@
 #define NS 1000000000ll
 
 static uint64_t state = 12345;
+static long long span;                  /* seconds; 0: two days */
 
 static uint64_t rnd(void)
 {
@@ -61,8 +65,11 @@ static void make(struct bcn_record *r, struct bcn_store_item *it, size_t i,
 	bcn_record_init(r, types[rnd() % 5]);
 	r->node = nodes[rnd() % 4];
 	/* two days and a bit, from two hours before start */
-	r->t = start - 7200 * NS + (int64_t)(rnd() % (50 * 3600)) * NS +
-	       (int64_t)(rnd() % 1000) * 1000000;
+	if (span)
+		r->t = start + (int64_t)(rnd() % (uint64_t)span) * NS;
+	else
+		r->t = start - 7200 * NS + (int64_t)(rnd() % (50 * 3600)) * NS +
+		       (int64_t)(rnd() % 1000) * 1000000;
 	r->dur = (int64_t)(rnd() % 10) * NS;
 	job = rnd() % 3;
 	r->job = jobs[job];
@@ -163,9 +170,11 @@ int main(int argc, char **argv)
 	FILE *out = NULL;
 	int rc;
 
-	if (argc < 3 || n <= 0 || n > FILL_MAX || start <= 0) {
+	span = argc > 5 ? strtoll(argv[5], NULL, 10) : 0;
+	if (argc < 3 || n <= 0 || n > FILL_MAX || start <= 0 || span < 0 ||
+	    span > 86400 * 365) {
 		fprintf(stderr, "usage: storefill CONFIG EXPECTED_OUT [RECORDS "
-			"[START]]\n");
+			"[START [SPAN]]]\n");
 		return 2;
 	}
 	rc = bcn_config_defaults(bcn_store_options, &set, err, sizeof(err));

@@ -4,7 +4,9 @@
  * imported, with inserted / updated / unchanged told apart; the node-to-job
  * index inside and outside a job's window and for a running job; steps
  * kept apart; the forwarding map's validity times and idempotence; hostile
- * strings stored verbatim; listing with filters. */
+ * strings stored verbatim; listing with filters; the detectors' marks
+ * (a mark per store and interval, rounds counted, the watermark, pruning
+ * that keeps what is newer). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "jobdb/anomalies.h"
+#include "jobdb/marks.h"
 #include "mariadb_fixture.h"
 
 #define S(x) ((int64_t)(x) * 1000000000ll)
@@ -500,6 +503,51 @@ static void test_anomalies(void **state)
 	bcn_jobdb_close(db);
 }
 
+static void test_marks(void **state)
+{
+	struct bcn_jobdb *db = open_db();
+	struct bcn_detect_mark mk[8];
+	const int64_t h = S(3600);
+	int64_t wm = -1;
+	char big[BCN_MARK_STORE_MAX + 2];
+
+	(void)state;
+	assert_int_equal(bcn_jobdb_mark_watermark(db, "sqlite:/a", &wm), 0);
+	assert_int_equal(wm, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(bcn_jobdb_mark_put(db, "sqlite:/a", 10 * h + i * h,
+						    h, 100u + (unsigned)i, S(9)), 0);
+	assert_int_equal(bcn_jobdb_mark_put(db, "sqlite:/b", 10 * h, h, 7, S(9)),
+			 0);
+	/* examined again with more records: one mark, two rounds */
+	assert_int_equal(bcn_jobdb_mark_put(db, "sqlite:/a", 11 * h, h, 150,
+					    S(10)), 0);
+	assert_int_equal(bcn_jobdb_marks(db, "sqlite:/a", 10 * h, 13 * h, mk, 8),
+			 3);
+	assert_int_equal(mk[0].t, 10 * h);
+	assert_int_equal(mk[0].records, 100);
+	assert_int_equal(mk[0].rounds, 1);
+	assert_int_equal(mk[1].records, 150);
+	assert_int_equal(mk[1].rounds, 2);
+	assert_int_equal(mk[1].examined, S(10));
+	assert_int_equal(mk[2].t, 12 * h);
+	assert_int_equal(bcn_jobdb_marks(db, "sqlite:/a", 0, 100 * h, mk, 2), 2);
+	assert_int_equal(bcn_jobdb_mark_watermark(db, "sqlite:/a", &wm), 0);
+	assert_int_equal(wm, 14 * h);
+	assert_int_equal(bcn_jobdb_mark_watermark(db, "sqlite:/b", &wm), 0);
+	assert_int_equal(wm, 11 * h);
+	/* pruning one store leaves the other and the newer marks */
+	assert_int_equal(bcn_jobdb_marks_prune(db, "sqlite:/a", 12 * h), 2);
+	assert_int_equal(bcn_jobdb_marks(db, "sqlite:/a", 0, 100 * h, mk, 8), 2);
+	assert_int_equal(bcn_jobdb_marks(db, "sqlite:/b", 0, 100 * h, mk, 8), 1);
+	/* names out of bounds are refused */
+	memset(big, 's', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	assert_true(bcn_jobdb_mark_put(db, big, 0, h, 1, S(1)) < 0);
+	assert_true(bcn_jobdb_mark_put(db, "", 0, h, 1, S(1)) < 0);
+	bcn_jobdb_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_due),
 		cmocka_unit_test(test_anomalies),
+		cmocka_unit_test(test_marks),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
