@@ -404,7 +404,9 @@ int bcn_analyzd_run(const struct bcn_analyzd_config *cfg,
 		 * every 5 min); --once takes the counts as settled */
 		if (cfg->catchup.interval_ms && (t >= next_detect ||
 		    (a.large_ended && t >= last_detect + LARGE_DETECT_NS))) {
-			detect(&a, cfg->once);
+			/* the first check after a start takes the counts as
+			 * settled: what is stored then is examined at once */
+			detect(&a, cfg->once || !last_detect);
 			next_detect = t + cfg->catchup.check_ms * MS;
 			last_detect = t;
 			a.large_ended = false;

@@ -179,7 +179,7 @@ static int catch_up(struct an_conf *c, const struct bcn_stores *st,
 
 	memset(&cs, 0, sizeof(cs));
 	if (!c->cu.interval_ms)
-		c->cu.interval_ms = 3600000;
+		c->cu.interval_ms = 600000;
 	if ((rc = bcn_catchup_new(&c->cu, &cu)))
 		return bcn_fail(err, ERR_MAX, rc, "out of memory");
 	do {

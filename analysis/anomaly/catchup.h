@@ -30,7 +30,7 @@ struct bcn_catchup_config {
 
 #define BCN_CATCHUP_CONFIG_OPTIONS(type, m) \
 	{ "detect_interval", BCN_CFG_DURATION, \
-	  BCN_CFG_MEMBER(type, m.interval_ms), .max = 86400000, .def = "1h", \
+	  BCN_CFG_MEMBER(type, m.interval_ms), .max = 86400000, .def = "10m", \
 	  .help = "The component detectors examine the stores an interval " \
 		  "of this length at a time (each round reads anomaly_" \
 		  "lookback up to the interval's end); 0: never." }, \
