@@ -4,10 +4,11 @@
  * configuration and a seeded random stream) doing I/O in the modes N-N,
  * N-1, N-M and 1-1, metadata-heavy jobs and idle ones; files striped over
  * OSTs; OSTs and MDTs with a capacity per tick, shared among the jobs
- * that ask for more; injected slow OSTs with their ground truth. Out come
- * the OSS and MDS /proc/fs/lustre trees (stats, job_stats, md_stats) for
- * beacon-ostd and beacon-mdsd, and the Slurm accounting in sacct
- * --parsable2 form.
+ * that ask for more; their disk I/O time under load (ost_brw.h); injected
+ * slow OSTs with their ground truth. Out come the OSS and MDS
+ * /proc/fs/lustre trees (stats, job_stats, md_stats; brw_stats in
+ * debugfs) for beacon-ostd and beacon-mdsd, and the Slurm accounting in
+ * sacct --parsable2 form.
  *
  * The state after tick k is a pure function of the configuration, the
  * seed and k, so a test can write tick 1, sample, write tick 2, sample,
