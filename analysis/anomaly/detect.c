@@ -20,7 +20,7 @@
 
 /* Grid fields by layer. */
 enum { F_RD, F_WR, F_RWREQ, F_PROC, F_META, F_QUEUE, F_BACK_RD, F_BACK_WR };
-enum { O_BYTES };
+enum { O_BYTES, O_IOS, O_IOTIME, O_IOS_BW };
 enum { M_OPS };
 enum { S_XMIT, S_RCV };
 enum { J_OST_BYTES, J_MD_OPS };
@@ -36,9 +36,12 @@ void bcn_detect_config_defaults(struct bcn_detect_config *c)
 	c->slow_min_ms = 3600000;
 	c->slow_min_buckets = 5;
 	c->slow_job_pct = 50;
-	c->service_pct = 200;
-	c->service_min_ms = 600000;
+	c->service_pct = 150;
+	c->service_min_ms = 300000;
 	c->service_min_reqs = 50;
+	c->ost_service_pct = 150;
+	c->ost_service_min_ms = 300000;
+	c->ost_service_min_ios = 20;
 	c->thrash_pct = 200;
 	c->thrash_min_bytes = 16u << 20;
 	c->thrash_min_ms = 180000;
@@ -116,6 +119,28 @@ static void take_fwd_req(struct round *r, const struct bcn_record *x)
 	}
 }
 
+/* The disk I/Os of an OST's brw_stats "I/O time" histograms and their
+ * time in ms: record bucket b holds times in (2^(b-1), 2^b] ms (b 0: at
+ * most 1 ms), taken at three quarters of 2^b (half a ms for b 0). The
+ * I/Os are also summed weighted by the record's bandwidth (bytes/s over
+ * its interval): over a bucket, the load its average I/O met. */
+static void take_iotime(double *c, const struct bcn_record *x, double bytes)
+{
+	const struct bcn_rec_ost *o = &x->u.ost;
+	double time = 0, ios = 0;
+	double bw = x->dur > 0 ? bytes / ((double)x->dur / 1e9) : 0;
+
+	for (size_t b = 0; b < BCN_HIST_BUCKETS; b++) {
+		double n = (double)o->iotime_read[b] + (double)o->iotime_write[b];
+
+		ios += n;
+		time += n * (b ? 0.75 * ldexp(1, (int)b) : 0.5);
+	}
+	c[O_IOS] += ios;
+	c[O_IOTIME] += time;
+	c[O_IOS_BW] += ios * bw;
+}
+
 static int take(void *arg, const struct bcn_record *x)
 {
 	struct round *r = arg;
@@ -157,6 +182,9 @@ static int take(void *arg, const struct bcn_record *x)
 				c[0] += ost ? (double)(t.read_bytes + t.write_bytes) :
 					(double)(t.meta_ops + t.read_ops +
 						 t.write_ops + t.other_ops);
+			if (c && ost)
+				take_iotime(c, x, (double)(t.read_bytes +
+							   t.write_bytes));
 		}
 		break;
 	}
@@ -342,8 +370,9 @@ static void name_jobs(struct round *r, struct bcn_anomaly *a, const char *fwd,
 static double bw_of(const struct round *r, const double *row, size_t b,
 		    bool fwd)
 {
-	double bytes = fwd ? bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, F_RD) + bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, F_WR)
-			   : bcn_grid_at(fwd ? &r->fwd : &r->ost, row, b, O_BYTES);
+	double bytes = fwd ? bcn_grid_at(&r->fwd, row, b, F_RD) +
+			     bcn_grid_at(&r->fwd, row, b, F_WR) :
+			     bcn_grid_at(&r->ost, row, b, O_BYTES);
 
 	return bytes / r->secs;
 }
@@ -586,77 +615,184 @@ out:
 	return rc;
 }
 
-/* slow_fwd by service time: the mean service time of a forwarding node's
- * reads and writes above service_pct of the median node's in the same
- * bucket (at least three nodes busy), for service_min_duration. */
-static int rule_service(struct round *r)
-{
-	struct bcn_grid *g = &r->fwd;
-	double *med = calloc(g->nb, sizeof(*med));
-	double *v = calloc(g->nrows ? g->nrows : 1, sizeof(*v));
-	const double minreq = (double)r->c->service_min_reqs;
-	const double lim = (double)r->c->service_pct / 100;
-	struct bcn_run runs[RUNS_MAX];
-	struct bcn_anomaly *a = malloc(sizeof(*a));
-	int rc = -ENOMEM;
+/* A service-time rule: the grid's time and request fields, how its load
+ * is read, and its thresholds. A component's time per request is
+ * compared, bucket by bucket, with the median of its peers that carried
+ * at least its load then: a healthy component's time grows with its
+ * load (its own queue), so a peer at least as busy is no faster unless
+ * this one is slow. The load is the bytes of the bucket, or, with
+ * f_req_bw, the load the average request met (the records' bandwidths
+ * weighted by their requests: a burst that queued most of a bucket's
+ * requests counts as the load they met, not as its bucket's mean). */
+struct svc {
+	const char *kind, *unit;
+	struct bcn_grid *g;
+	int f_time, f_req, f_req_bw, f_load[2];
+	double minreq, lim;
+	int64_t min_ms;
+	uint64_t pct;
+};
 
-	if (!med || !v || !a)
-		goto out;
+/* Component i's time per request and load in bucket b: 0, or -1 below
+ * minreq requests. */
+static int svc_at(const struct svc *x, size_t i, size_t b, double *t,
+		  double *load)
+{
+	const double *row = bcn_grid_row(x->g, i);
+	double req = bcn_grid_at(x->g, row, b, x->f_req);
+
+	if (req < x->minreq || req <= 0)
+		return -1;
+	*t = bcn_grid_at(x->g, row, b, x->f_time) / req;
+	if (x->f_req_bw >= 0)
+		*load = bcn_grid_at(x->g, row, b, x->f_req_bw) / req;
+	else
+		*load = bcn_grid_at(x->g, row, b, x->f_load[0]) +
+			bcn_grid_at(x->g, row, b, x->f_load[1]);
+	return 0;
+}
+
+struct svc_pt {
+	size_t i;
+	double t, load;
+};
+
+static int by_load_desc(const void *a, const void *b)
+{
+	const struct svc_pt *x = a, *y = b;
+
+	return x->load < y->load ? 1 : x->load > y->load ? -1 :
+	       x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Inserts v into the sorted array s of n values. */
+static void sorted_insert(double *s, size_t n, double v)
+{
+	size_t k = n;
+
+	while (k > 0 && s[k - 1] > v) {
+		s[k] = s[k - 1];
+		k--;
+	}
+	s[k] = v;
+}
+
+/* ref[i * nb + b]: the median time of component i's peers at least as
+ * loaded in bucket b (0: fewer than two such peers, or i idle). Going
+ * down the loads, the peers of each are the ones before it. */
+static void svc_refs(const struct svc *x, struct svc_pt *p, double *pre,
+		     double *ref)
+{
+	const struct bcn_grid *g = x->g;
+
 	for (size_t b = 0; b < g->nb; b++) {
 		size_t n = 0;
 
 		for (size_t i = 0; i < g->nrows; i++) {
-			const double *row = bcn_grid_row(g, i);
-
-			if (bcn_grid_at(g, row, b, F_RWREQ) >= minreq)
-				v[n++] = bcn_grid_at(g, row, b, F_PROC) /
-					 bcn_grid_at(g, row, b, F_RWREQ);
+			ref[i * g->nb + b] = 0;
+			if (!svc_at(x, i, b, &p[n].t, &p[n].load))
+				p[n++].i = i;
 		}
-		med[b] = n >= 3 ? bcn_median(v, n) : 0;
+		qsort(p, n, sizeof(*p), by_load_desc);
+		for (size_t k = 0; k < n; k++) {
+			if (k >= 2)
+				ref[p[k].i * g->nb + b] = k % 2 ? pre[k / 2] :
+					(pre[k / 2 - 1] + pre[k / 2]) / 2;
+			sorted_insert(pre, k, p[k].t);
+		}
 	}
+}
+
+static int svc_emit(struct round *r, const struct svc *x, size_t i,
+		    const double *ref, const struct bcn_run *run,
+		    struct bcn_anomaly *a)
+{
+	const double *row = bcn_grid_row(x->g, i);
+	double mine = 0, peers = 0, req = 0;
+
+	for (size_t b = run->first; b <= run->last; b++) {
+		double q = bcn_grid_at(x->g, row, b, x->f_req);
+
+		if (r->state[b] != BCN_RUN_FLAGGED)
+			continue;
+		mine += bcn_grid_at(x->g, row, b, x->f_time);
+		req += q;
+		peers += ref[i * x->g->nb + b] * q;
+	}
+	bcn_anomaly_init(a, x->kind, bcn_grid_name(x->g, i),
+			 severity_of(mine / peers, x->lim), mine / peers);
+	snprintf(a->evidence, sizeof(a->evidence), "{\"rule\":\"service_time\","
+		 "\"service_%s\":%.1f,\"peers_median_%s\":%.1f,\"slowdown\":"
+		 "%.2f,\"limit_pct\":%" PRIu64 ",\"requests\":%.0f,"
+		 "\"peers\":\"at least as loaded\"}", x->unit, mine / req,
+		 x->unit, peers / req, mine / peers, x->pct, req);
+	if (x->g == &r->fwd)
+		name_jobs(r, a, bcn_grid_name(x->g, i), run, J_OST_BYTES, false);
+	return emit(r, a, x->g, run);
+}
+
+/* slow_fwd, slow_ost by service time: a component's mean time per
+ * request (a forwarding node's reads and writes, an OST's disk I/Os) at
+ * pct of the median of its peers at least as loaded, or more, in
+ * buckets that make min_ms in all, with no bucket in between in which it
+ * was as fast as they were (idle ones in between do not count). */
+static int rule_service(struct round *r, const struct svc *x)
+{
+	const struct bcn_grid *g = x->g;
+	size_t cells = g->nrows * g->nb;
+	struct svc_pt *p = calloc(g->nrows ? g->nrows : 1, sizeof(*p));
+	double *pre = calloc(g->nrows ? g->nrows : 1, sizeof(*pre));
+	double *ref = calloc(cells ? cells : 1, sizeof(*ref));
+	struct bcn_run runs[RUNS_MAX];
+	struct bcn_anomaly *a = malloc(sizeof(*a));
+	int rc = -ENOMEM;
+
+	if (!p || !pre || !ref || !a)
+		goto out;
+	svc_refs(x, p, pre, ref);
 	rc = 0;
 	for (size_t i = 0; !rc && i < g->nrows; i++) {
-		const double *row = bcn_grid_row(g, i);
 		size_t n;
 
 		for (size_t b = 0; b < g->nb; b++) {
-			double req = bcn_grid_at(g, row, b, F_RWREQ);
-			double svc = req > 0 ? bcn_grid_at(g, row, b, F_PROC) / req : 0;
+			double t, load, m = ref[i * g->nb + b];
 
-			r->state[b] = req < minreq || med[b] <= 0 ? BCN_RUN_IDLE :
-				      svc >= lim * med[b] ? BCN_RUN_FLAGGED :
-				      BCN_RUN_NORMAL;
+			r->state[b] = m <= 0 || svc_at(x, i, b, &t, &load) ?
+				      BCN_RUN_IDLE : t >= x->lim * m ?
+				      BCN_RUN_FLAGGED : BCN_RUN_NORMAL;
 		}
-		n = bcn_grid_runs(r->state, g->nb, buckets_of(r, r->c->gap_ms),
-				  buckets_of(r, r->c->service_min_ms), 2, runs,
-				  RUNS_MAX);
-		for (size_t k = 0; !rc && k < n; k++) {
-			double mine = 0, peers = 0, req = 0;
-
-			for (size_t b = runs[k].first; b <= runs[k].last; b++) {
-				if (r->state[b] != BCN_RUN_FLAGGED)
-					continue;
-				mine += bcn_grid_at(g, row, b, F_PROC);
-				req += bcn_grid_at(g, row, b, F_RWREQ);
-				peers += med[b] * bcn_grid_at(g, row, b, F_RWREQ);
-			}
-			bcn_anomaly_init(a, "slow_fwd", bcn_grid_name(g, i),
-				     severity_of(mine / peers, lim), mine / peers);
-			snprintf(a->evidence, sizeof(a->evidence), "{\"rule\":"
-				 "\"service_time\",\"service_us\":%.1f,"
-				 "\"peers_median_us\":%.1f,\"slowdown\":%.2f,"
-				 "\"limit_pct\":%" PRIu64 ",\"requests\":%.0f}",
-				 mine / req, peers / req, mine / peers,
-				 r->c->service_pct, req);
-			name_jobs(r, a, bcn_grid_name(g, i), &runs[k],
-				  J_OST_BYTES, false);
-			rc = emit(r, a, g, &runs[k]);
-		}
+		/* idle buckets never end a run (a bursty workload leaves
+		 * long gaps), a normal one does */
+		n = bcn_grid_runs(r->state, g->nb, g->nb, 1,
+				  buckets_of(r, x->min_ms), runs, RUNS_MAX);
+		for (size_t k = 0; !rc && k < n; k++)
+			rc = svc_emit(r, x, i, ref, &runs[k], a);
 	}
 out:
-	free(med);
-	free(v);
+	free(p);
+	free(pre);
+	free(ref);
 	free(a);
+	return rc;
+}
+
+/* The service-time rules. */
+static int rules_service(struct round *r)
+{
+	const struct bcn_detect_config *c = r->c;
+	const struct svc sv[] = {
+		{ "slow_fwd", "us", &r->fwd, F_PROC, F_RWREQ, -1, { F_RD, F_WR },
+		  (double)c->service_min_reqs, (double)c->service_pct / 100,
+		  c->service_min_ms, c->service_pct },
+		{ "slow_ost", "ms", &r->ost, O_IOTIME, O_IOS, O_IOS_BW,
+		  { O_BYTES, O_BYTES }, (double)c->ost_service_min_ios,
+		  (double)c->ost_service_pct / 100, c->ost_service_min_ms,
+		  c->ost_service_pct },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < sizeof(sv) / sizeof(sv[0]); i++)
+		rc = rule_service(r, &sv[i]);
 	return rc;
 }
 
@@ -1244,7 +1380,7 @@ static int rules(struct round *r)
 	int rc = rule_slow(r, &r->ost, false);
 
 	rc = rc ? rc : rule_slow(r, &r->fwd, true);
-	rc = rc ? rc : rule_service(r);
+	rc = rc ? rc : rules_service(r);
 	for (size_t i = 0; !rc && i < sizeof(t) / sizeof(t[0]); i++)
 		rc = run_trule(r, &t[i]);
 	rc = rc ? rc : rule_interference(r);
@@ -1263,7 +1399,7 @@ int bcn_detect_round(const struct bcn_detect_config *c,
 			   .secs = (double)c->bucket_ms / 1000, .err = err,
 			   .errlen = errlen };
 	struct bcn_grid *grids[] = { &r.fwd, &r.ost, &r.mds, &r.sw, &r.jobs };
-	static const size_t nfields[] = { 8, 1, 1, 2, 2 };
+	static const size_t nfields[] = { 8, 4, 1, 2, 2 };
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));

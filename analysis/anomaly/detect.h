@@ -29,6 +29,10 @@ struct bcn_detect_config {
 	uint64_t service_pct;           /* of the peers' median */
 	int64_t service_min_ms;
 	uint64_t service_min_reqs;      /* per bucket */
+	/* slow_ost: disk I/O time (brw_stats) against the peers' */
+	uint64_t ost_service_pct;
+	int64_t ost_service_min_ms;
+	uint64_t ost_service_min_ios;   /* per bucket */
 	/* cache_thrash */
 	uint64_t thrash_pct;            /* backend / compute-side reads */
 	uint64_t thrash_min_bytes;      /* backend reads per second */
@@ -91,15 +95,31 @@ struct bcn_detect_config {
 	  .help = "Known peak bandwidth of a forwarding node, bytes/s; 0: " \
 		  "learned as for OSTs." }, \
 	{ "anomaly_service_pct", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.service_pct), \
-	  .min = 101, .max = 100000, .def = "200", \
-	  .help = "slow_fwd: mean service time of reads and writes above " \
-		  "this percent of the peers' median..." }, \
+	  .min = 101, .max = 100000, .def = "150", \
+	  .help = "slow_fwd: mean service time of reads and writes at this " \
+		  "percent or more of the median of the nodes that carried at " \
+		  "least its load in the bucket..." }, \
 	{ "anomaly_service_min_duration", BCN_CFG_DURATION, \
-	  BCN_CFG_MEMBER(type, m.service_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "10m", \
-	  .help = "...for at least this long." }, \
+	  BCN_CFG_MEMBER(type, m.service_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "5m", \
+	  .help = "...in buckets making at least this long in all, with no " \
+		  "bucket in between in which it was as fast as its peers." }, \
 	{ "anomaly_service_min_requests", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.service_min_reqs), .min = 1, .max = 1ll << 40, .def = "50", \
 	  .help = "slow_fwd: requests a bucket needs to count." }, \
+	{ "anomaly_ost_service_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.ost_service_pct), .min = 101, .max = 100000, \
+	  .def = "150", .help = "slow_ost: mean disk I/O time (brw_stats) " \
+	  "at this percent or more of the median of the OSTs that carried at " \
+	  "least its load in the bucket..." }, \
+	{ "anomaly_ost_service_min_duration", BCN_CFG_DURATION, \
+	  BCN_CFG_MEMBER(type, m.ost_service_min_ms), .min = 60000, \
+	  .max = 7 * 86400000ll, .def = "5m", \
+	  .help = "...in buckets making at least this long in all, as for " \
+		  "slow_fwd." }, \
+	{ "anomaly_ost_service_min_ios", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.ost_service_min_ios), .min = 1, \
+	  .max = 1ll << 40, .def = "20", \
+	  .help = "slow_ost: disk I/Os a bucket needs to count." }, \
 	{ "anomaly_thrash_pct", BCN_CFG_UINT, BCN_CFG_MEMBER(type, m.thrash_pct), \
 	  .min = 101, .max = 100000, .def = "200", \
 	  .help = "cache_thrash: a forwarding node's backend reads above " \
