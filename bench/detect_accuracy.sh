@@ -128,21 +128,15 @@ secs() { python3 -c "import sys; print(round(float(sys.argv[2]) - float(sys.argv
 # over the loaded history [FIRST, LAST] (epoch seconds) into CONF's job
 # database, as beacon-analyzd does.
 detect_history() {
-	local conf=$1 sacct=$2 first=$3 last=$4 out=$5 t
+	local conf=$1 sacct=$2 first=$3 last=$4 out=$5
+	# --once imports the jobs, computes their reports, then catches up:
+	# every complete interval since the job database's watermark, in time
+	# order (docs/anomaly.md, "Catch-up"); the history's last interval is
+	# complete by then, so nothing else is needed
 	"$ANALYZD" --config "$conf" --once --sacct-command "cat $sacct" \
 		> "$out/analyzd.log" 2>&1 || return 1
-	# TODO(catch-up): this per-hour loop goes once beacon-analyzd's catch-up
-	# lands (each round examines every complete interval since the job
-	# database's watermark, so --once above covers the whole history). Until
-	# then --once reads only the last anomaly_lookback before the wall clock,
-	# and the history is gone over hour by hour, as anomaly_truth.sh does.
-	t=$((first + 3600))
-	while :; do
-		[ "$t" -gt "$last" ] && t=$last
-		"$BEACON" anomalies detect --config "$conf" --at "$t" >> "$out/detect.out" 2>&1 || return 1
-		[ "$t" -ge "$last" ] && break
-		t=$((t + 3600))
-	done
+	: "$first" "$last"
+	grep -h "anomaly detection:" "$out/analyzd.log" > "$out/detect.out" || true
 }
 
 # run_history I: plans, loads and analyses history I into $RESULTS/hII.
@@ -164,8 +158,10 @@ run_history() {
 		PY
 	}
 	local load_s= detect_s=
-	# the history ends two minutes ago (on a minute)
-	last=$(( ($(date +%s) - 120) / 60 * 60 ))
+	# the history ends on a 10-minute boundary at least 5 minutes before
+	# the loading ends (about a minute), so that catch-up finds every
+	# interval of it complete (detect_interval 10m, detect_settle 2m)
+	last=$(( ($(date +%s) - 240) / 600 * 600 ))
 	epoch=$((last - TICKS * TICK - WARMUP * TICK))
 	first=$((epoch + WARMUP * TICK))
 	meta running

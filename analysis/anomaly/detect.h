@@ -47,6 +47,8 @@ struct bcn_detect_config {
 	uint64_t prone_meta_rate;       /* client meta ops/s in I/O phases */
 	uint64_t prone_iops;
 	uint64_t prone_share_pct;       /* of the node's bytes */
+	uint64_t interference_pct;      /* a victim's bandwidth without the
+					 * job / with it */
 	/* hot_switch */
 	uint64_t hot_pct;               /* busiest port / the rest, or an
 					 * uplink / its peers' median */
@@ -100,7 +102,7 @@ struct bcn_detect_config {
 		  "percent or more of the median of the nodes that carried at " \
 		  "least its load in the bucket..." }, \
 	{ "anomaly_service_min_duration", BCN_CFG_DURATION, \
-	  BCN_CFG_MEMBER(type, m.service_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "5m", \
+	  BCN_CFG_MEMBER(type, m.service_min_ms), .min = 60000, .max = 7 * 86400000ll, .def = "3m", \
 	  .help = "...in buckets making at least this long in all, with no " \
 		  "bucket in between in which it was as fast as its peers." }, \
 	{ "anomaly_service_min_requests", BCN_CFG_UINT, \
@@ -159,6 +161,12 @@ struct bcn_detect_config {
 	  BCN_CFG_MEMBER(type, m.prone_share_pct), .min = 1, .max = 100, \
 	  .def = "30", .help = "...when it moves this percent of the " \
 	  "congested node's bytes." }, \
+	{ "anomaly_interference_pct", BCN_CFG_UINT, \
+	  BCN_CFG_MEMBER(type, m.interference_pct), .min = 101, \
+	  .max = 100000, .def = "200", .help = "interference: a prone job " \
+	  "active for anomaly_queue_min_duration of the congestion is accused " \
+	  "only when another job behind the node moved this percent as much " \
+	  "per minute without it as it did with it (its victim)." }, \
 	{ "anomaly_hot_util_pct", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.hot_util_pct), .min = 1, .max = 100, \
 	  .def = "80", .help = "hot_switch: an uplink (by the topology) " \

@@ -2,9 +2,11 @@
 # Anomaly detection against the simulator's ground truth (docs/anomaly.md):
 # beacon-sim's scale mode loads five simulated hours (fast pace) with one
 # injection of each kind (slow_ost, slow_fwd, md_storm, n1_flood,
-# cache_thrash, hot_switch) into a real beacon-logsrv; beacon-analyzd
-# --once imports the jobs, computes their reports and, with nobody telling
-# it which hours, catches up: every complete hour not yet examined, in
+# cache_thrash, hot_switch; and a second slow OST, at 45% for 40
+# minutes, that only its disk I/O time shows) into a real beacon-logsrv;
+# beacon-analyzd --once imports the jobs, computes their reports and,
+# with nobody telling it which hours, catches up: every complete
+# 10-minute interval not yet examined, in
 # time order (docs/anomaly.md, "Catch-up"). Every injection must be found
 # with the right kind (an N-1 flood is interference accusing the flood
 # job; a metadata storm accuses the storm's job), component and a window
@@ -74,6 +76,7 @@ truth = $T/$name.truth.jsonl
 EOF
 	[ "$inject" = yes ] && cat >> "$T/$name.sim.conf" <<EOF
 slow_ost = 2 0.2 1800 5400
+slow_ost = 6 0.45 12600 2400
 slow_fwd = 3 0.3 5400 5400
 md_storm = 1 9000 900 50000
 n1_flood = 5 10800 900 8 400M
@@ -142,7 +145,7 @@ for a in found:
         bad.append("kind or state: %s" % a)
     if not (a["from"].endswith("Z") and a["to"].endswith("Z") and a["from"] < a["to"]):
         bad.append("window: %s" % a)
-assert len(inj) == 6, inj
+assert len(inj) == 7, inj
 
 def component(t):
     if t["kind"] == "slow_ost":
@@ -167,6 +170,11 @@ for t in inj:
         bad.append("not found: %s" % t)
         continue
     hit += 1
+    # an OST at 45% for 40 minutes is far from the peak rule's 30% and
+    # hour: only its disk I/O time against its peers' shows it
+    if t["kind"] == "slow_ost" and t["factor"] > 0.3 and not any(
+            a["evidence"].get("rule") == "service_time" for a in m):
+        bad.append("slow OST not found by its service time: %s" % m)
     if t["kind"] in ("md_storm", "n1_flood") and not any(t["job"] in a["accused"] for a in m):
         bad.append("%s: job %d not accused: %s" % (t["kind"], t["job"], m))
 explained = sum(1 for a in found if any(explains(t, a) for t in inj))
