@@ -66,6 +66,18 @@ def plan(seed, inject, hours, warmup_ticks, tick):
     load = {"jobs_per_hour": r.randint(8, 30), "job_nodes_max": r.choice([8, 16, 16, 32])}
     lines = ["jobs_per_hour = %d" % load["jobs_per_hour"],
              "job_nodes_max = %d" % load["job_nodes_max"]]
+    # background jobs through the whole history, as on a production
+    # machine (the stream backfills around them): an N-N job on 16 or 32
+    # nodes and an N-1 job on 8, each checkpointing every few minutes
+    whole = warmup_ticks * tick + int(hours * 3600) + 600
+    nn = r.choice([16, 32])
+    load["background"] = [
+        "bg_nn n-n %d 0 %d %dM %d %d" % (nn, whole, r.choice([20, 40, 80]),
+                                          r.choice([300, 600]), r.choice([30, 60])),
+        "bg_n1 n-1 8 0 %d %dM %d %d" % (whole, r.choice([20, 50, 100]),
+                                         r.choice([600, 900]), r.choice([30, 60])),
+    ]
+    lines += ["job = %s" % j for j in load["background"]]
     inj = []
     if inject:
         first = warmup_ticks * tick            # the first second sent

@@ -30,7 +30,7 @@ void bcn_detect_config_defaults(struct bcn_detect_config *c)
 	c->service_min_ms = 180000;
 	c->service_min_reqs = 50;
 	c->ost_service_pct = 150;
-	c->ost_service_min_ms = 300000;
+	c->ost_service_min_ms = 180000;
 	c->ost_service_min_ios = 20;
 	c->thrash_pct = 200;
 	c->thrash_min_bytes = 16u << 20;

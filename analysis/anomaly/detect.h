@@ -115,7 +115,7 @@ struct bcn_detect_config {
 	  "least its load in the bucket..." }, \
 	{ "anomaly_ost_service_min_duration", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.ost_service_min_ms), .min = 60000, \
-	  .max = 7 * 86400000ll, .def = "5m", \
+	  .max = 7 * 86400000ll, .def = "3m", \
 	  .help = "...in buckets making at least this long in all, as for " \
 		  "slow_fwd." }, \
 	{ "anomaly_ost_service_min_ios", BCN_CFG_UINT, \

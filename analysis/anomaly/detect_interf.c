@@ -56,72 +56,71 @@ static bool active(const struct round *r, uint64_t job, size_t b)
 /* What job did to the others behind the congested node in the run. */
 struct harm {
 	size_t busy;                    /* congested buckets job was active in */
-	uint64_t victim;                /* the job it slowed the most, or 0 */
-	double with, without;           /* the victim's bytes per bucket while
-					 * job was active in the congestion,
-					 * and while job was not active */
+	uint64_t victim;                /* a job slowed, or 0 */
+	double with, without;           /* the others' bytes through the node
+					 * per bucket while job was active in
+					 * the congestion, and while it was
+					 * not */
 };
 
-/* The slowdown of jobs[v]: its mean bytes per active bucket in the
- * window's buckets without job over those in the run's congested buckets
- * with it (0 when either is missing). */
-static double slowdown(const struct round *r, size_t i,
-		       const struct bcn_run *run, uint64_t job, uint64_t v,
-		       double *with, double *without)
+/* Whether a job of jobs[0..n) other than job moved bytes in bucket b;
+ * *who gets the first. */
+static bool others_active(const struct round *r, uint64_t job,
+			  const uint64_t *jobs, size_t n, size_t b,
+			  uint64_t *who)
+{
+	for (size_t k = 0; k < n; k++)
+		if (jobs[k] != job &&
+		    bcn_detect_job_sum(r, jobs[k], J_OST_BYTES, b, b) > 0) {
+			*who = jobs[k];
+			return true;
+		}
+	return false;
+}
+
+/* How long job was active in the run's congestion, and what the others
+ * behind the node got through it: their bytes per bucket (the node's
+ * bytes less job's part of them, frac of its bytes being its nodes
+ * behind the node) in the congested buckets of the run with job active,
+ * and in the window's buckets without job, both while another job moved
+ * bytes. Returns the others' slowdown, without / with (0 when either is
+ * missing): the evidence that job, not the node's load in general, hurt
+ * its neighbours (a node every checkpoint saturates is congested with or
+ * without it). */
+static double harm_of(const struct round *r, size_t i, const struct bcn_run *run,
+		      uint64_t job, double frac, const uint64_t *jobs,
+		      size_t n, struct harm *h)
 {
 	const double *row = bcn_grid_row(&r->fwd, i);
 	double bw = 0, bo = 0;
 	size_t nw = 0, no = 0;
 
+	memset(h, 0, sizeof(*h));
 	for (size_t b = 0; b < r->fwd.nb; b++) {
-		double x = bcn_detect_job_sum(r, v, J_OST_BYTES, b, b);
-		bool on = active(r, job, b);
+		double mine = bcn_detect_job_sum(r, job, J_OST_BYTES, b, b) * frac;
+		double node = bcn_grid_at(&r->fwd, row, b, F_RD) +
+			      bcn_grid_at(&r->fwd, row, b, F_WR);
+		bool on = active(r, job, b), in = b >= run->first && b <= run->last;
+		bool cong = bcn_grid_at(&r->fwd, row, b, F_QUEUE) >=
+			    (double)r->c->queue_high;
+		uint64_t who = 0;
 
-		if (x <= 0)
+		h->busy += in && on && cong;
+		if (!others_active(r, job, jobs, n, b, &who))
 			continue;
 		if (!on) {
-			bo += x;
+			bo += node;
 			no++;
-		} else if (b >= run->first && b <= run->last &&
-			   bcn_grid_at(&r->fwd, row, b, F_QUEUE) >=
-			   (double)r->c->queue_high) {
-			bw += x;
+		} else if (in && cong) {
+			bw += fmax(node - mine, 0);
 			nw++;
+			h->victim = h->victim ? h->victim : who;
 		}
 	}
-	*with = nw ? bw / (double)nw : 0;
-	*without = no ? bo / (double)no : 0;
-	return nw && no && *with > 0 ? *without / *with : 0;
-}
-
-/* How long job was active in the run's congestion, and the job among
- * jobs[0..n) it slowed the most (the victim's own bandwidth with and
- * without it: the evidence that it, not the node's load alone, hurt). */
-static double harm_of(const struct round *r, size_t i, const struct bcn_run *run,
-		      uint64_t job, const uint64_t *jobs, size_t n,
-		      struct harm *h)
-{
-	const double *row = bcn_grid_row(&r->fwd, i);
-	double worst = 0;
-
-	memset(h, 0, sizeof(*h));
-	for (size_t b = run->first; b <= run->last; b++)
-		h->busy += active(r, job, b) && bcn_grid_at(&r->fwd, row, b,
-			   F_QUEUE) >= (double)r->c->queue_high;
-	for (size_t k = 0; k < n; k++) {
-		double w, o, s;
-
-		if (jobs[k] == job)
-			continue;
-		s = slowdown(r, i, run, job, jobs[k], &w, &o);
-		if (s > worst) {
-			worst = s;
-			h->victim = jobs[k];
-			h->with = w;
-			h->without = o;
-		}
-	}
-	return worst;
+	h->with = nw ? bw / (double)nw : 0;
+	h->without = no ? bo / (double)no : 0;
+	return nw && no && h->with > 0 ? h->without / h->with :
+	       nw && no && h->without > 0 ? 1e9 : 0;
 }
 
 /* Whether the node's own slowness (a slow_fwd run of this round) covers
@@ -136,26 +135,26 @@ static bool explained_by_slow(const struct round *r, size_t i,
 }
 
 /* Judges job k behind a congested node: prone (its features), active
- * in queue_min_duration of the congestion, and a job behind the node
- * that moved interference_pct as much per bucket without it as with it
- * (its victim). Appends its evidence to ev. */
+ * in queue_min_duration of the congestion, and the others behind the
+ * node moving interference_pct as much through it per bucket without it
+ * as with it (harm_of). Appends its evidence to ev. */
 static bool accuse(struct round *r, size_t i, const struct bcn_run *run,
 		   const uint64_t *jobs, size_t n, size_t k, double share,
-		   double *ratio, char *ev, size_t evlen)
+		   double frac, double *ratio, char *ev, size_t evlen)
 {
 	struct harm h;
 	bool p;
 	size_t len;
 
 	p = prone(r, jobs[k], fmin(share, 1), ev, evlen);
-	*ratio = harm_of(r, i, run, jobs[k], jobs, n, &h);
+	*ratio = harm_of(r, i, run, jobs[k], frac, jobs, n, &h);
 	len = strlen(ev);
 	if (len > 1 && len < evlen)
 		snprintf(ev + len - 1, evlen - len + 1, ",\"congested_s\":%.0f,"
-			 "\"victim\":%" PRIu64 ",\"victim_slowdown\":%.2f,"
-			 "\"victim_bytes_per_s_with\":%.0f,"
-			 "\"victim_bytes_per_s_without\":%.0f}",
-			 (double)h.busy * r->secs, h.victim, *ratio,
+			 "\"victim\":%" PRIu64 ",\"others_slowdown\":%.2f,"
+			 "\"others_bytes_per_s_with\":%.0f,"
+			 "\"others_bytes_per_s_without\":%.0f}",
+			 (double)h.busy * r->secs, h.victim, fmin(*ratio, 1e6),
 			 h.with / r->secs, h.without / r->secs);
 	return p && h.busy >= bcn_detect_buckets(r, r->c->queue_min_ms) &&
 	       *ratio * 100 >= (double)r->c->interference_pct;
@@ -191,14 +190,17 @@ static int interference_run(struct round *r, size_t i, const struct bcn_run *run
 			       r->c->interference_pct);
 	for (size_t k = 0; k < n; k++) {
 		struct bcn_job j;
-		double share = 0, ratio = 0;
+		double share = 0, ratio = 0, frac = 1;
 
-		if (bcn_jobdb_get_job(r->db, jobs[k], &j) == 1 && j.nnodes && bytes > 0)
+		if (bcn_jobdb_get_job(r->db, jobs[k], &j) == 1 && j.nnodes)
+			frac = fmin((double)nodes[k] / (double)j.nnodes, 1);
+		if (bytes > 0)
 			share = bcn_detect_job_sum(r, jobs[k], J_OST_BYTES, run->first,
-					run->last) * nodes[k] / (double)j.nnodes / bytes;
+						   run->last) * frac / bytes;
 		a->jobs[a->njobs].job = jobs[k];
 		a->jobs[a->njobs].role = BCN_ANOMALY_AFFECTED;
-		if (accuse(r, i, run, jobs, n, k, share, &ratio, ev, sizeof(ev))) {
+		if (accuse(r, i, run, jobs, n, k, share, frac, &ratio, ev,
+			   sizeof(ev))) {
 			a->jobs[a->njobs].role = BCN_ANOMALY_ACCUSED;
 			if (len + strlen(ev) + 4 < sizeof(a->evidence))
 				len += (size_t)snprintf(a->evidence + len,
@@ -212,7 +214,7 @@ static int interference_run(struct round *r, size_t i, const struct bcn_run *run
 	snprintf(a->evidence + len, sizeof(a->evidence) - len, "]}");
 	if (!accused || a->njobs <= accused)
 		return 0;               /* no aggressor, or nobody to suffer */
-	a->score = worst;
+	a->score = fmin(worst, 1e6);
 	if (qmax >= 2 * (double)r->c->queue_high &&
 	    worst * 100 >= 2 * (double)r->c->interference_pct)
 		snprintf(a->severity, sizeof(a->severity), "critical");

@@ -129,40 +129,43 @@ static int ost_job_ratio(struct round *r, const char *target, int64_t from,
 	return rc;
 }
 
-/* The mean service time of a forwarding node's reads and writes over
+/* The mean time per request of component i of g (fields f_time over
+ * f_req: a forwarding node's service time, an OST's disk I/O time) over
  * buckets [b0, b1] against the median of its peers' over the same
  * buckets. */
-static double fwd_service_ratio(const struct round *r, size_t i, size_t b0,
-				size_t b1, double *mine_us, double *peers_us)
+static double service_ratio(const struct bcn_grid *g,
+			    int f_time, int f_req, size_t i, size_t b0,
+			    size_t b1, double *mine_t, double *peers_t)
 {
-	const struct bcn_grid *g = &r->fwd;
 	double *v = calloc(g->nrows ? g->nrows : 1, sizeof(*v)), mine = 0;
 	size_t n = 0;
 
 	for (size_t k = 0; k < g->nrows; k++) {
-		double proc = 0, req = 0;
+		double t = 0, req = 0;
 
 		for (size_t b = b0; b <= b1; b++) {
-			proc += bcn_grid_at(g, bcn_grid_row(g, k), b, F_PROC);
-			req += bcn_grid_at(g, bcn_grid_row(g, k), b, F_RWREQ);
+			t += bcn_grid_at(g, bcn_grid_row(g, k), b, f_time);
+			req += bcn_grid_at(g, bcn_grid_row(g, k), b, f_req);
 		}
 		if (req <= 0)
 			continue;
 		if (k == i)
-			mine = proc / req;
+			mine = t / req;
 		else if (v)
-			v[n++] = proc / req;
+			v[n++] = t / req;
 	}
-	*mine_us = mine;
-	*peers_us = v ? bcn_median(v, n) : 0;
+	*mine_t = mine;
+	*peers_t = v ? bcn_median(v, n) : 0;
 	free(v);
-	return *peers_us > 0 ? mine / *peers_us : 0;
+	return *peers_t > 0 ? mine / *peers_t : 0;
 }
 
 /* Confirms a slow run: an OST must serve the jobs that also use other
- * OSTs less than slow_job_pct of their average OST, a forwarding node
- * must take service_pct of its peers' service time: a component that is
- * merely lightly used is not slow. Writes the evidence. */
+ * OSTs less than slow_job_pct of their average OST (and, with disk I/O
+ * times, take ost_service_pct of its peers' median time per I/O over the
+ * run), a forwarding node must take service_pct of its peers' service
+ * time: a component that is merely lightly used is not slow. Writes the
+ * evidence. */
 static int confirm_slow(struct round *r, struct bcn_grid *g, size_t i,
 			bool fwd, const struct bcn_run *run, double mx,
 			const double *ref, struct bcn_anomaly *a, bool *yes)
@@ -179,8 +182,8 @@ static int confirm_slow(struct round *r, struct bcn_grid *g, size_t i,
 		 ref[i], 100 * mx / ref[i], r->c->slow_pct, run->flagged);
 	len = strlen(a->evidence);
 	if (fwd) {
-		ratio = fwd_service_ratio(r, i, run->first, run->last, &mine,
-					  &peers);
+		ratio = service_ratio(g, F_PROC, F_RWREQ, i, run->first,
+				      run->last, &mine, &peers);
 		*yes = ratio * 100 >= (double)r->c->service_pct;
 		snprintf(a->evidence + len, sizeof(a->evidence) - len,
 			 "\"service_us\":%.1f,\"peers_service_us\":%.1f}", mine,
@@ -189,9 +192,22 @@ static int confirm_slow(struct round *r, struct bcn_grid *g, size_t i,
 		rc = ost_job_ratio(r, bcn_grid_name(g, i), from, to, &ratio, &njobs,
 				   a);
 		*yes = njobs > 0 && ratio * 100 < (double)r->c->slow_job_pct;
-		snprintf(a->evidence + len, sizeof(a->evidence) - len,
-			 "\"job_relative_rate\":%.3f,\"jobs_compared\":%zu}",
-			 ratio, njobs);
+		len += (size_t)snprintf(a->evidence + len, sizeof(a->evidence) -
+					len, "\"job_relative_rate\":%.3f,"
+					"\"jobs_compared\":%zu", ratio, njobs);
+		/* with its disk I/O times (brw_stats), a slow OST is also
+		 * slower per I/O than its peers over the run; a lightly used
+		 * one is not */
+		ratio = service_ratio(g, O_IOTIME, O_IOS, i, run->first,
+				      run->last, &mine, &peers);
+		if (peers > 0 && mine > 0) {
+			*yes = *yes && ratio * 100 >= (double)r->c->ost_service_pct;
+			snprintf(a->evidence + len, sizeof(a->evidence) - len,
+				 ",\"service_ms\":%.1f,\"peers_service_ms\":%.1f",
+				 mine, peers);
+			len = strlen(a->evidence);
+		}
+		snprintf(a->evidence + len, sizeof(a->evidence) - len, "}");
 	}
 	return rc;
 }
