@@ -43,7 +43,7 @@ void bcn_detect_config_defaults(struct bcn_detect_config *c)
 	c->prone_meta_rate = 300;
 	c->prone_iops = 10000;
 	c->prone_share_pct = 30;
-	c->interference_pct = 200;
+	c->interference_pct = 150;
 	c->hot_pct = 150;
 	c->hot_util_pct = 80;
 	c->hot_min_bytes = 1u << 20;

@@ -163,7 +163,7 @@ struct bcn_detect_config {
 	  "congested node's bytes." }, \
 	{ "anomaly_interference_pct", BCN_CFG_UINT, \
 	  BCN_CFG_MEMBER(type, m.interference_pct), .min = 101, \
-	  .max = 100000, .def = "200", .help = "interference: a prone job " \
+	  .max = 100000, .def = "150", .help = "interference: a prone job " \
 	  "active for anomaly_queue_min_duration of the congestion is accused " \
 	  "only when another job behind the node moved this percent as much " \
 	  "per minute without it as it did with it (its victim)." }, \
