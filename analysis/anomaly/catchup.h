@@ -35,7 +35,7 @@ struct bcn_catchup_config {
 		  "of this length at a time (each round reads anomaly_" \
 		  "lookback up to the interval's end); 0: never." }, \
 	{ "detect_check", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.check_ms), \
-	  .min = 1000, .max = 86400000, .def = "1m", \
+	  .min = 1000, .max = 86400000, .def = "5m", \
 	  .help = "How often the stores are checked for complete intervals " \
 		  "not yet examined and for late data." }, \
 	{ "detect_settle", BCN_CFG_DURATION, BCN_CFG_MEMBER(type, m.settle_ms), \
@@ -44,7 +44,7 @@ struct bcn_catchup_config {
 		  "its records stopped changing between two checks)." }, \
 	{ "detect_horizon", BCN_CFG_DURATION, \
 	  BCN_CFG_MEMBER(type, m.horizon_ms), .min = 3600000, \
-	  .max = 30 * 86400000ll, .def = "24h", \
+	  .max = 30 * 86400000ll, .def = "12h", \
 	  .help = "Late data up to this old re-opens an examined interval; " \
 		  "a new job database starts this far back." }, \
 	{ "detect_rounds_max", BCN_CFG_UINT, \

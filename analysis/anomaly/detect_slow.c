@@ -15,6 +15,8 @@
 
 #define SVC_PEERS 3                     /* peers a queued time is held to */
 #define SVC_BAND 2.0                    /* ... loaded at most this times more */
+#define SVC_UTIL_MAX 0.8                /* near the busiest load seen, a time
+					 * is not held to less loaded peers' */
 
 /* ---- the rules ---- */
 
@@ -350,7 +352,8 @@ static double median3(const double *v, size_t n)
  * healthy component at utilisation u waits at most 1 / (1 - u) times as
  * long as a less loaded one, u its load over the busiest load seen
  * (peak; a lower bound of the capacity, so u errs high and the allowance
- * with it). */
+ * with it); from SVC_UTIL_MAX on (a component at or near saturation,
+ * whose queue can take any length) it is not judged. */
 static void refs_queued(const struct svc *x, const struct svc_pt *p,
 			size_t n, size_t b, double peak, double *ref)
 {
@@ -369,8 +372,8 @@ static void refs_queued(const struct svc *x, const struct svc_pt *p,
 		}
 		for (m = 0; k + 1 + m < n && m < SVC_PEERS; m++)
 			v[m] = p[k + 1 + m].t;
-		u = peak > 0 ? fmin(p[k].load / peak, 0.9) : 0.9;
-		if (m >= 2)
+		u = peak > 0 ? p[k].load / peak : 1;
+		if (m >= 2 && u < SVC_UTIL_MAX)
 			ref[p[k].i * x->g->nb + b] = median3(v, m) / (1 - u);
 	}
 }
