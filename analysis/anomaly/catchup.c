@@ -294,11 +294,12 @@ static void keep_counts(struct bcn_catchup *cu, struct check *k)
 	k->cur = NULL;
 }
 
-/* Forgets marks older than the horizon, never a store's newest. */
-static int prune(struct bcn_catchup *cu, struct check *k, struct bcn_jobdb *db,
-		 int64_t now, struct bcn_catchup_stats *st)
+/* Forgets marks before this check's window (an interval of slack: the
+ * next window starts there or later), never a store's newest. */
+static int prune(struct check *k, struct bcn_jobdb *db,
+		 struct bcn_catchup_stats *st)
 {
-	int64_t horizon = now - cu->c.horizon_ms * MS - k->len;
+	int64_t horizon = k->from - k->len;
 	int64_t oldest = INT64_MAX;
 
 	for (size_t s = 0; s < k->ns; s++) {
@@ -383,7 +384,7 @@ int bcn_catchup_check(struct bcn_catchup *cu, const struct bcn_detect_config *dc
 		if (after)
 			after(arg, k.from + (int64_t)(i + 1) * k.len);
 	}
-	if ((rc = prune(cu, &k, db, now, st)))
+	if ((rc = prune(&k, db, st)))
 		rc = bcn_fail(err, errlen, rc, "anomaly detection: marks: %s",
 			      bcn_jobdb_error(db));
 	keep_counts(cu, &k);
