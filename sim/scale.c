@@ -401,6 +401,7 @@ static void send_ost(struct bcn_sim_scale *x, uint64_t i, uint64_t k)
 	struct bcn_sim_target *t = &s->ost[i];
 	char name[BCN_SIM_FSNAME_MAX + 16];
 	struct bcn_record r;
+	bool moved;
 	size_t j;
 
 	snprintf(name, sizeof(name), "%s-OST%04" PRIx64, s->c.fsname, i);
@@ -410,7 +411,9 @@ static void send_ost(struct bcn_sim_scale *x, uint64_t i, uint64_t k)
 	r.u.ost.target = name;
 	r.u.ost.client = "";
 	r.u.ost.jobid = "";
-	if (ost_delta(&t->o, &t->po, &r) | bcn_sim_brw_delta(&t->brw, &t->pbrw, &r))
+	moved = ost_delta(&t->o, &t->po, &r);
+	moved = bcn_sim_brw_delta(&t->brw, &t->pbrw, &r) || moved;  /* both */
+	if (moved)
 		add(x, k, &r);
 	t->po = t->o;
 	t->pbrw = t->brw;
