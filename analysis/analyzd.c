@@ -321,11 +321,8 @@ static void detect(struct analyzd *a, bool settled)
 				       &cs, err, sizeof(err));
 	} while (!rc && settled && cs.pending);
 	a->st->detect_rounds += cs.rounds;
-	a->st->detect_reopened += cs.reopened;
 	a->st->anomalies_new += cs.inserted;
 	a->st->anomalies_grown += cs.updated;
-	if (cs.watermark)
-		a->st->detect_watermark = cs.watermark;
 	if (rc) {
 		a->st->detect_failed++;
 		bcn_complain(&a->detect_c, BCN_LOG_ERR, "%s", err);

@@ -52,8 +52,6 @@ struct bcn_analyzd_stats {
 	uint64_t rounds, reports, live_reports, failed, partial;
 	uint64_t sacct_runs, sacct_failed, jobs_imported, jobs_rejected;
 	uint64_t detect_rounds, detect_failed, anomalies_new, anomalies_grown;
-	uint64_t detect_reopened;        /* intervals late data changed */
-	int64_t detect_watermark;       /* ns; 0: none yet */
 	uint64_t alerts_sent, alerts_failed, alerts_deferred;
 	uint64_t jobs_checked, job_anomalies;
 };

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "analysis/anomaly/detect_int.h"
-#include "analysis/anomaly/median.h"
 #include "common/error.h"
 
 struct trule {
